@@ -1,0 +1,246 @@
+// OpenMP SpMM kernels on row-major dense operands, vectorised over the K right-hand sides.
+#include "core/kernels/spmm_kernels.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "core/aligned_allocator.hpp"
+#include "core/cpu/register_tile.hpp"
+#include "core/error.hpp"
+#include "core/instantiate.hpp"
+
+namespace tessel::cpu {
+
+namespace {
+
+template <typename V, typename A>
+void check_shapes(const A& a, DenseView<const V> b, DenseView<V> c, const char* kernel) {
+    TESSEL_ENSURE_DIMS(a.cols() == b.rows && a.rows() == c.rows && b.cols == c.cols,
+                       std::string(kernel) + ": A is " + std::to_string(a.rows()) + "x" +
+                           std::to_string(a.cols()) + ", B is " + std::to_string(b.rows) + "x" +
+                           std::to_string(b.cols) + ", C is " + std::to_string(c.rows) + "x" +
+                           std::to_string(c.cols));
+    TESSEL_ENSURE_DIMS(b.layout == Layout::row_major && c.layout == Layout::row_major,
+                       std::string(kernel) + ": B and C must be row-major");
+}
+
+// Sum of entries [begin, end) of a CSR row times B's rows, columns k0 .. k0+R-1.
+template <int R, typename V, typename I>
+inline void row_tile_sum(const I* col, const V* val, size_type begin, size_type end,
+                         const V* b, size_type ldb, size_type k0, V* acc) {
+#pragma omp simd
+    for (int k = 0; k < R; ++k) acc[k] = 0;
+    for (size_type e = begin; e < end; ++e) {
+        const V v = val[e];
+        const V* brow = b + static_cast<size_type>(col[e]) * ldb + k0;
+#pragma omp simd
+        for (int k = 0; k < R; ++k) acc[k] += v * brow[k];
+    }
+}
+
+template <typename V, typename I>
+void csr_rows(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep,
+              size_type row_begin, size_type row_end) {
+    const auto* rp = a.row_ptr().data();
+    const I* col = a.col_idx().data();
+    const V* val = a.values().data();
+    for (size_type i = row_begin; i < row_end; ++i)
+        detail::for_each_register_tile(b.cols, 32, [&]<int R>(size_type k0) {
+            alignas(64) V acc[R];
+            row_tile_sum<R>(col, val, rp[i], rp[i + 1], b.data, b.ld, k0, acc);
+            V* crow = c.data + i * c.ld + k0;
+            for (int k = 0; k < R; ++k) crow[k] = ep.apply(acc[k]);
+        });
+}
+
+}  // namespace
+
+int choose_register_factor(size_type k) {
+    if (k >= 32) return 32;
+    if (k >= 16) return 16;
+    if (k >= 8) return 8;
+    return 4;
+}
+
+template <typename V, typename I>
+void spmm_row_split(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c,
+                    const Epilogue<V>& ep) {
+    check_shapes(a, b, c, "cpu::spmm_row_split");
+    constexpr size_type chunk = 64;
+    const size_type chunks = (a.rows() + chunk - 1) / chunk;
+#pragma omp parallel for schedule(dynamic, 4)
+    for (size_type t = 0; t < chunks; ++t)
+        csr_rows(a, b, c, ep, t * chunk, std::min(a.rows(), (t + 1) * chunk));
+}
+
+namespace {
+
+// Merge-path coordinate (rows finished, nonzeros consumed) on diagonal d (Merrill & Garland).
+struct MergeCoord {
+    size_type row;
+    size_type nz;
+};
+
+MergeCoord merge_path_search(size_type d, const size_type* row_end, size_type rows, size_type nnz) {
+    size_type lo = std::max<size_type>(0, d - nnz), hi = std::min(d, rows);
+    while (lo < hi) {
+        const size_type mid = (lo + hi) / 2;
+        if (row_end[mid] <= d - mid - 1)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return {lo, d - lo};
+}
+
+}  // namespace
+
+template <typename V, typename I>
+void spmm_merge(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep) {
+    check_shapes(a, b, c, "cpu::spmm_merge");
+    const size_type rows = a.rows(), nnz = a.nnz(), k = b.cols;
+    if (rows == 0 || k == 0) return;
+    const auto* rp = a.row_ptr().data();
+    const I* col = a.col_idx().data();
+    const V* val = a.values().data();
+    const int threads = omp_get_max_threads();
+    // A few parts per thread smooths the cost of rows that are not all alike.
+    const size_type parts = std::max<size_type>(1, std::min<size_type>(4 * threads, rows + nnz));
+    const size_type total = rows + nnz, per_part = (total + parts - 1) / parts;
+    std::vector<size_type> carry_row(parts, -1);
+    std::vector<V, AlignedAllocator<V>> carry(static_cast<std::size_t>(parts * k), V{0});
+    Epilogue<V> none{};
+
+#pragma omp parallel for schedule(dynamic, 1)
+    for (size_type p = 0; p < parts; ++p) {
+        const MergeCoord from = merge_path_search(std::min(total, p * per_part), rp + 1, rows, nnz);
+        const MergeCoord to = merge_path_search(std::min(total, (p + 1) * per_part), rp + 1, rows, nnz);
+        for (size_type i = from.row; i < to.row; ++i) {
+            // A row whose start was consumed by an earlier part is written raw, fixed up later.
+            const bool started_before = i == from.row && from.nz > rp[i];
+            const size_type begin = std::max(rp[i], from.nz);
+            const Epilogue<V>& epi = started_before ? none : ep;
+            detail::for_each_register_tile(k, 32, [&]<int R>(size_type k0) {
+                alignas(64) V acc[R];
+                row_tile_sum<R>(col, val, begin, rp[i + 1], b.data, b.ld, k0, acc);
+                V* crow = c.data + i * c.ld + k0;
+                for (int kk = 0; kk < R; ++kk) crow[kk] = epi.apply(acc[kk]);
+            });
+        }
+        if (to.row < rows) {  // the part ends inside row to.row: its partial sum is a carry-out
+            const size_type begin = std::max(rp[to.row], from.nz);
+            if (to.nz > begin) {
+                carry_row[p] = to.row;
+                detail::for_each_register_tile(k, 32, [&]<int R>(size_type k0) {
+                    row_tile_sum<R>(col, val, begin, to.nz, b.data, b.ld, k0, &carry[p * k + k0]);
+                });
+            }
+        }
+    }
+    // Fix-up: add carries in order, then apply the epilogue once per affected row.
+    size_type last = -1;
+    for (size_type p = 0; p < parts; ++p) {
+        const size_type r = carry_row[p];
+        if (r < 0) continue;
+        V* crow = c.data + r * c.ld;
+        for (size_type kk = 0; kk < k; ++kk) crow[kk] += carry[p * k + kk];
+        if (r != last && last >= 0 && ep.enabled)
+            for (size_type kk = 0; kk < k; ++kk)
+                c.data[last * c.ld + kk] = ep.apply(c.data[last * c.ld + kk]);
+        last = r;
+    }
+    if (last >= 0 && ep.enabled)
+        for (size_type kk = 0; kk < k; ++kk) c.data[last * c.ld + kk] = ep.apply(c.data[last * c.ld + kk]);
+}
+
+namespace {
+
+// One block of tiled ELL for columns k0 .. k0+R-1: stage the mapped rows of B into `buf`
+// (R values per staged entry), accumulate each row's partial sums in `part` across stages.
+template <int R, typename V, typename I>
+void tiled_block(const TiledEll<V, I>& a, size_type block, DenseView<const V> b, DenseView<V> c,
+                 const Epilogue<V>& ep, size_type k0, V* buf, V* part) {
+    constexpr size_type w = TiledEll<V, I>::warp_size;
+    const size_type warps = a.warps_per_block();
+    const size_type first_row = block * a.config.block_rows;
+    const size_type rows = std::min(a.config.block_rows, a.rows - first_row);
+    std::fill(part, part + rows * R, V{0});
+    for (size_type s = a.buffdispl[block]; s < a.buffdispl[block + 1]; ++s) {
+        const I* map = a.map.data() + a.mapdispl[s];
+        const size_type staged = a.mapdispl[s + 1] - a.mapdispl[s];
+        for (size_type n = 0; n < staged; ++n) {
+            const V* src = b.data + static_cast<size_type>(map[n]) * b.ld + k0;
+#pragma omp simd
+            for (int k = 0; k < R; ++k) buf[n * R + k] = src[k];
+        }
+        const size_type* wd = a.warpdispl.data() + s * warps;
+        for (size_type wi = 0; wi * w < rows; ++wi) {
+            const size_type slot_begin = wd[wi], slot_end = wd[wi + 1];
+            if (slot_begin == slot_end) continue;
+            const size_type lanes = std::min(w, rows - wi * w);
+            for (size_type lane = 0; lane < lanes; ++lane) {
+                alignas(64) V acc[R];
+                V* out = part + (wi * w + lane) * R;
+#pragma omp simd
+                for (int k = 0; k < R; ++k) acc[k] = out[k];
+                for (size_type m = slot_begin; m < slot_end; ++m) {
+                    const V v = a.values[m * w + lane];
+                    const V* x = buf + static_cast<size_type>(a.index[m * w + lane]) * R;
+#pragma omp simd
+                    for (int k = 0; k < R; ++k) acc[k] += v * x[k];
+                }
+#pragma omp simd
+                for (int k = 0; k < R; ++k) out[k] = acc[k];
+            }
+        }
+    }
+    for (size_type r = 0; r < rows; ++r) {
+        V* crow = c.data + (first_row + r) * c.ld + k0;
+        for (int k = 0; k < R; ++k) crow[k] = ep.apply(part[r * R + k]);
+    }
+}
+
+}  // namespace
+
+template <typename V, typename I>
+void spmm_tiled_ell(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c,
+                    const Epilogue<V>& ep, int register_factor) {
+    TESSEL_ENSURE_DIMS(a.cols == b.rows && a.rows == c.rows && b.cols == c.cols,
+                       "cpu::spmm_tiled_ell: A is " + std::to_string(a.rows) + "x" +
+                           std::to_string(a.cols) + ", B is " + std::to_string(b.rows) + "x" +
+                           std::to_string(b.cols) + ", C is " + std::to_string(c.rows) + "x" +
+                           std::to_string(c.cols));
+    TESSEL_ENSURE_DIMS(b.layout == Layout::row_major && c.layout == Layout::row_major,
+                       "cpu::spmm_tiled_ell: B and C must be row-major");
+    if (register_factor == 0) register_factor = choose_register_factor(b.cols);
+    if (register_factor != 4 && register_factor != 8 && register_factor != 16 &&
+        register_factor != 32)
+        TESSEL_INVALID_INPUT("register factor", 0,
+                             std::to_string(register_factor) + " is not one of 4, 8, 16, 32");
+    const size_type staged_max = a.max_stage_entries();
+    const size_type block_rows = a.config.block_rows;
+#pragma omp parallel
+    {
+        std::vector<V, AlignedAllocator<V>> buf(static_cast<std::size_t>(staged_max * register_factor));
+        std::vector<V, AlignedAllocator<V>> part(static_cast<std::size_t>(block_rows * register_factor));
+#pragma omp for schedule(dynamic, 1)
+        for (size_type block = 0; block < a.num_blocks(); ++block)
+            detail::for_each_register_tile(b.cols, register_factor, [&]<int R>(size_type k0) {
+                tiled_block<R>(a, block, b, c, ep, k0, buf.data(), part.data());
+            });
+    }
+}
+
+#define TESSEL_INSTANTIATE(V, I)                                                                 \
+    template void spmm_row_split(const Csr<V, I>&, DenseView<const V>, DenseView<V>,             \
+                                 const Epilogue<V>&);                                            \
+    template void spmm_merge(const Csr<V, I>&, DenseView<const V>, DenseView<V>,                 \
+                             const Epilogue<V>&);                                                \
+    template void spmm_tiled_ell(const TiledEll<V, I>&, DenseView<const V>, DenseView<V>,        \
+                                 const Epilogue<V>&, int);
+TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
+#undef TESSEL_INSTANTIATE
+
+}  // namespace tessel::cpu

@@ -1,0 +1,68 @@
+// Tiled ELL (thesis 2.3): row blocks, staged input buffers and warp-interleaved ELL.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/formats/csr.hpp"
+#include "core/types.hpp"
+
+namespace tessel {
+
+/// How a tiled ELL matrix is cut.
+struct TiledEllConfig {
+    /// Rows per block (one GPU thread block, or one CPU task). Multiple of 32.
+    size_type block_rows = 256;
+    /// Input rows (entries of B per right-hand side) that fit in one staging buffer. <= 65536
+    /// so that buffer-local indices fit in 16 bits.
+    size_type buffer_entries = 4096;
+};
+
+/// y = A·x with A cut for staging. Block b covers rows b*block_rows ...; its stages are
+/// buffdispl[b] .. buffdispl[b+1]-1. Stage s stages the input entries
+/// map[mapdispl[s] .. mapdispl[s+1]-1] (global column indices, ascending) into a buffer.
+/// Within stage s, warp w of the block (rows b*block_rows + 32w + lane) owns the ELL slots
+/// warpdispl[s*warps_per_block + w] .. warpdispl[s*warps_per_block + w + 1]-1; slot m, lane
+/// r is entry m*32 + r of `index` (16-bit position in the stage's buffer) and `values`.
+/// Padding slots hold value 0 and index 0.
+template <typename ValueType, typename IndexType>
+struct TiledEll {
+    static constexpr size_type warp_size = 32;
+
+    size_type rows = 0;
+    size_type cols = 0;
+    size_type nnz = 0;
+    TiledEllConfig config;
+
+    std::vector<size_type> buffdispl;   // blocks + 1
+    std::vector<size_type> mapdispl;    // stages + 1
+    std::vector<IndexType> map;         // staged input rows, per stage
+    std::vector<size_type> warpdispl;   // stages * warps_per_block + 1, in slots of 32
+    std::vector<std::uint16_t> index;   // slots * 32
+    std::vector<ValueType> values;      // slots * 32
+
+    size_type num_blocks() const { return static_cast<size_type>(buffdispl.size()) - 1; }
+    size_type num_stages() const { return static_cast<size_type>(mapdispl.size()) - 1; }
+    size_type warps_per_block() const { return config.block_rows / warp_size; }
+    size_type stored() const { return static_cast<size_type>(values.size()); }
+    size_type max_stage_entries() const;
+    /// Padded slots as a fraction of the nonzeros.
+    double padding_overhead() const { return nnz ? double(stored() - nnz) / double(nnz) : 0.0; }
+    /// Average number of uses of each staged input entry: nnz / map.size() (thesis 2.5.1).
+    double average_reuse() const {
+        return map.empty() ? 0.0 : double(nnz) / double(map.size());
+    }
+};
+
+/// Builds the tiled ELL form of `a` (blocks built in parallel). Throws InvalidInput when
+/// the configuration is invalid (block_rows not a positive multiple of 32, buffer_entries
+/// outside 1..65536).
+template <typename ValueType, typename IndexType>
+TiledEll<ValueType, IndexType> tiled_ell_from_csr(const Csr<ValueType, IndexType>& a,
+                                                  const TiledEllConfig& config = {});
+
+/// Back to CSR (columns sorted), for checks and round trips.
+template <typename ValueType, typename IndexType>
+Csr<ValueType, IndexType> csr_from_tiled_ell(const TiledEll<ValueType, IndexType>& a);
+
+}  // namespace tessel

@@ -1,0 +1,91 @@
+// SpMM kernels C := epilogue(A·B), declared once and implemented per backend
+// (core/reference, core/cpu, core/cuda). A is m x n sparse, B is n x k dense, C is m x k.
+//
+// Every function throws DimensionMismatch when the shapes do not agree. The cpu and cuda
+// kernels need row-major B and C (any leading dimension); tessel::spmm (spmm.hpp) converts
+// other layouts. Instantiated for {float, double} x {int32_t, int64_t}.
+#pragma once
+
+#include "core/dense.hpp"
+#include "core/formats/csr.hpp"
+#include "core/formats/sliced_ell.hpp"
+#include "core/formats/tiled_ell.hpp"
+#include "core/kernels/epilogue.hpp"
+
+namespace tessel {
+
+namespace reference {
+
+/// The oracle: the obvious serial triple loop, any layouts.
+template <typename ValueType, typename IndexType>
+void spmm(const Csr<ValueType, IndexType>& a, DenseView<const ValueType> b,
+          DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
+
+}  // namespace reference
+
+namespace cpu {
+
+/// Register tiling factors compiled for the tiled kernels (columns of B per register tile).
+inline constexpr int register_factors[] = {4, 8, 16, 32};
+
+/// CSR row split: rows divided among threads, each row's K outputs accumulated in
+/// registers, vectorised over K.
+template <typename ValueType, typename IndexType>
+void spmm_row_split(const Csr<ValueType, IndexType>& a, DenseView<const ValueType> b,
+                    DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
+
+/// CSR merge-based: the nonzeros split evenly among threads (merge path over row_ptr and
+/// nonzeros); rows cut between threads are fixed up afterwards from carry-outs.
+template <typename ValueType, typename IndexType>
+void spmm_merge(const Csr<ValueType, IndexType>& a, DenseView<const ValueType> b,
+                DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
+
+/// Tiled ELL: one block per task; per stage the mapped rows of B are copied into a staging
+/// buffer (a register tile of columns at a time) and the ELL slots read it with 16-bit
+/// indices. `register_factor` is one of register_factors, or 0 to choose from k.
+template <typename ValueType, typename IndexType>
+void spmm_tiled_ell(const TiledEll<ValueType, IndexType>& a, DenseView<const ValueType> b,
+                    DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {},
+                    int register_factor = 0);
+
+/// The register factor the cpu tiled kernel picks for k right-hand sides.
+int choose_register_factor(size_type k);
+
+}  // namespace cpu
+
+namespace cuda {
+
+/// True when this build has CUDA and a device is present (never throws).
+bool device_available();
+
+/// Name and memory of device 0, or "none".
+std::string device_description();
+
+// Host-level entry points: copy A, B to the device, run, copy C back. They time nothing
+// themselves; device-resident forms for applications are in core/cuda/device_spmm.hpp.
+// Without CUDA in the build they throw NotCompiled.
+
+/// One warp per row (row split), lanes over K.
+template <typename ValueType, typename IndexType>
+void spmm_warp_row(const Csr<ValueType, IndexType>& a, DenseView<const ValueType> b,
+                   DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
+
+/// Merge-based: nonzeros split evenly among warps, carry-outs fixed up.
+template <typename ValueType, typename IndexType>
+void spmm_merge(const Csr<ValueType, IndexType>& a, DenseView<const ValueType> b,
+                DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
+
+/// cuSPARSE cusparseSpMM (the baseline); the epilogue runs as a separate kernel.
+template <typename ValueType, typename IndexType>
+void spmm_cusparse(const Csr<ValueType, IndexType>& a, DenseView<const ValueType> b,
+                   DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
+
+/// The thesis's tiled ELL kernel: shared-memory staging, register tiling, launch bounds.
+template <typename ValueType, typename IndexType>
+void spmm_tiled_ell(const TiledEll<ValueType, IndexType>& a, DenseView<const ValueType> b,
+                    DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {},
+                    int register_factor = 0);
+
+}  // namespace cuda
+
+}  // namespace tessel

@@ -1,0 +1,68 @@
+// Metrics documents and machine description.
+#include "core/metrics.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "core/error.hpp"
+#include "core/kernels/spmm_kernels.hpp"
+#include "core/version.hpp"
+
+namespace tessel {
+
+namespace {
+std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0) {
+            auto colon = line.find(':');
+            return colon == std::string::npos ? line : line.substr(colon + 2);
+        }
+    return "unknown";
+}
+}  // namespace
+
+nlohmann::json machine_description() {
+    char host[256] = {0};
+    gethostname(host, sizeof(host) - 1);
+    return {{"host", host},
+            {"cpu", cpu_model()},
+            {"hardware_threads", std::thread::hardware_concurrency()},
+            {"compiler", __VERSION__},
+            {"tessel_version", version},
+            {"cuda_device", cuda::device_description()}};
+}
+
+Metrics::Metrics(std::string app) {
+    doc_["app"] = std::move(app);
+    doc_["machine"] = machine_description();
+}
+
+void Metrics::set_phases(const PhaseTimes& times) {
+    for (const auto& [phase, seconds] : times.all()) doc_["phases"][phase] = seconds;
+}
+
+void Metrics::write(const std::string& path) const { write_file_atomically(path, doc_.dump(2) + "\n"); }
+
+void write_file_atomically(const std::string& path, const std::string& text) {
+    const std::string tmp = path + ".tmp." + std::to_string(getpid());
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        if (!out) TESSEL_INVALID_INPUT(path, 0, "cannot open for writing");
+        out << text;
+        if (!out.flush()) TESSEL_INVALID_INPUT(path, 0, "write failed");
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec) {
+        std::filesystem::remove(tmp, ec);
+        TESSEL_INVALID_INPUT(path, 0, "cannot rename temporary file into place");
+    }
+}
+
+}  // namespace tessel
