@@ -1,5 +1,5 @@
 // Matrix Market coordinate files: %%MatrixMarket matrix coordinate {real|integer|pattern}
-// {general|symmetric}, 1-based (shared/design/FORMATS.md §4).
+// {general|symmetric|skew-symmetric}, 1-based (shared/design/FORMATS.md §4).
 #pragma once
 
 #include <string>
@@ -9,10 +9,13 @@
 
 namespace tessel::io {
 
-/// Reads a coordinate file as 0-based triplets; symmetric files are expanded (the mirror
-/// of every off-diagonal entry added), pattern entries get the value 1.
-/// Throws InvalidInput naming the file and line: bad banner, bad size line, wrong column
-/// count, non-numbers, indices out of range or zero, NaN/Inf, fewer entries than declared.
+/// Reads a coordinate file as 0-based triplets in file order; symmetric files are expanded
+/// (the mirror of every off-diagonal entry follows it; skew-symmetric mirrors are negated),
+/// pattern entries get the value 1. Comment and blank lines are skipped. Parses in parallel.
+/// Throws InvalidInput "file:line: what": bad banner, unsupported object/format/field/symmetry
+/// (array, complex, hermitian), bad size line, size too large for IndexType, wrong column
+/// count, non-numbers, indices out of range or zero, NaN/Inf, fewer or more entries than
+/// declared; "file: cannot open: reason" when it cannot be read.
 template <typename ValueType, typename IndexType>
 Coo<ValueType, IndexType> read_matrix_market(const std::string& path);
 

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Configures and builds tessel (Release) into ${TESSEL_BUILD_DIR:-build}. Extra arguments go
+# to cmake (for example -DTESSEL_ENABLE_CUDA=OFF).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${TESSEL_BUILD_DIR:-$root/build}
+jobs=${TESSEL_JOBS:-$(nproc)}
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" > "$build.configure.log" 2>&1 || {
+  cat "$build.configure.log" >&2; exit 1; }
+cmake --build "$build" -j "$jobs" > "$build.build.log" 2>&1 || {
+  grep -E -A3 'error|Error' "$build.build.log" | head -60 >&2; echo "build failed: see $build.build.log" >&2; exit 1; }
