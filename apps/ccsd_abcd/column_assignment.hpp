@@ -1,0 +1,17 @@
+// Column assignment of the paper's section 3.2.1: columns of B to the q processes of a grid row,
+// sorted by flops, in mirrored-cyclic order.
+#pragma once
+
+#include <vector>
+
+#include "core/types.hpp"
+
+namespace tessel::abcd {
+
+/// owner[c] in 0..q-1 for every column c. Columns are sorted by non-decreasing flops f_c
+/// (ties by column index) and the t-th column in that order goes to process t mod q when
+/// floor(t / q) is even and to q - 1 - (t mod q) when it is odd: the first q columns in order,
+/// the next q in reverse order, repeating every 2q. Throws InvalidInput when q < 1.
+std::vector<int> assign_columns_mirrored_cyclic(const std::vector<double>& flops, int q);
+
+}  // namespace tessel::abcd

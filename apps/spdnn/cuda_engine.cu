@@ -1,0 +1,251 @@
+// The cuda engine: Yᵀ (N x live, row-major) and the weights stay on the device; each layer is
+// core's device tiled ELL kernel with the fused epilogue (or cuSPARSE SpMM + a separate
+// activation kernel, the baseline), then live columns are found and gathered on the device.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "apps/spdnn/engine.hpp"
+#include "core/cuda/device_spmm.hpp"
+#include "core/error.hpp"
+#include "core/kernels/spmm_kernels.hpp"
+#include "core/formats/tiled_ell.hpp"
+#include "core/timer.hpp"
+
+namespace tessel::spdnn {
+
+namespace {
+
+constexpr int threads_per_block = 256;
+constexpr long long rows_per_strip = 64;
+
+// live[j] = 1 when column j of c (rows x k, row-major) has a nonzero in this strip of rows.
+__global__ void mark_live_columns(const float* c, long long rows, long long k, int* live) {
+    const long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (j >= k) return;
+    const long long r0 = blockIdx.y * rows_per_strip;
+    const long long r1 = r0 + rows_per_strip < rows ? r0 + rows_per_strip : rows;
+    bool any = false;
+    for (long long r = r0; r < r1 && !any; ++r) any = c[r * k + j] != 0.0f;
+    if (any) live[j] = 1;  // every writer writes the same value
+}
+
+// b (rows x k_new) := the columns src[0 .. k_new) of c (rows x k).
+__global__ void gather_columns(const float* c, long long rows, long long k, const long long* src,
+                               long long k_new, float* b) {
+    const long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (e >= rows * k_new) return;
+    const long long r = e / k_new, j = e % k_new;
+    b[e] = c[r * k + src[j]];
+}
+
+// b (n x k, zeroed) gets the images: column j from CSR rows j of (row_ptr, col, val).
+__global__ void scatter_images(const long long* row_ptr, const int* col, const float* val, long long k,
+                               float* b) {
+    const long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (j >= k) return;
+    for (long long e = row_ptr[j]; e < row_ptr[j + 1]; ++e) b[(long long)col[e] * k + j] = val[e];
+}
+
+long long blocks_for(long long work) { return (work + threads_per_block - 1) / threads_per_block; }
+
+class CudaEngine final : public Engine {
+public:
+    CudaEngine(const EngineOptions& options, KernelChoice kernel)
+        : n_(options.neurons), register_factor_(options.register_factor), compaction_(options.compaction),
+          stable_(options.weights_stable), cusparse_(kernel == KernelChoice::cusparse) {
+        if (kernel == KernelChoice::fused)
+            TESSEL_INVALID_INPUT("--kernel", 0, "fused is the cpu kernel; on cuda use core (tiled ELL) or cusparse");
+        if (!cuda::device_available()) TESSEL_THROW(CudaError, "backend cuda: no CUDA device is available");
+        TESSEL_CUDA_CHECK(cudaStreamCreate(&stream_));
+        if (cusparse_) handle_ = std::make_unique<cuda::CusparseHandle>();
+    }
+    ~CudaEngine() override {
+        if (stream_) cudaStreamDestroy(stream_);
+    }
+
+    std::string name() const override {
+        return cusparse_ ? "cuda cuSPARSE SpMM + separate activation kernel + compaction"
+                         : "cuda tiled-ELL (shared-memory staging, register tiles) + compaction";
+    }
+    int register_factor() const override { return cusparse_ ? 0 : (used_factor_ ? used_factor_ : register_factor_); }
+
+    void reserve(size_type images) override { ensure(images); }
+
+    void first_layer(const TiledEll<Value, Index>& wt, const Images& images, const std::vector<std::int64_t>& rows,
+                     const Epilogue<Value>& ep, LayerTimes& times) override {
+        Timer t;
+        k_ = static_cast<size_type>(rows.size());
+        ids_ = rows;
+        ensure(k_);
+        // The images' CSR rows, uploaded and scattered into Yᵀ.
+        std::vector<long long> rp(k_ + 1, 0);
+        std::vector<int> col;
+        std::vector<float> val;
+        for (size_type j = 0; j < k_; ++j) {
+            for (size_type e = images.row_ptr()[rows[j]]; e < images.row_ptr()[rows[j] + 1]; ++e) {
+                col.push_back(images.col_idx()[e]);
+                val.push_back(images.values()[e]);
+            }
+            rp[j + 1] = static_cast<long long>(col.size());
+        }
+        cuda::DeviceBuffer<long long> d_rp(rp.data(), k_ + 1, stream_);
+        cuda::DeviceBuffer<int> d_col(col.data(), static_cast<size_type>(col.size()), stream_);
+        cuda::DeviceBuffer<float> d_val(val.data(), static_cast<size_type>(val.size()), stream_);
+        TESSEL_CUDA_CHECK(cudaMemsetAsync(b_.data(), 0, sizeof(float) * n_ * k_, stream_));
+        if (k_ > 0)
+            scatter_images<<<blocks_for(k_), threads_per_block, 0, stream_>>>(d_rp.data(), d_col.data(), d_val.data(),
+                                                                               k_, b_.data());
+        TESSEL_CUDA_CHECK_LAUNCH();
+        run(0, wt, ep, times, t);
+    }
+
+    void layer(size_type k, const TiledEll<Value, Index>& wt, const Epilogue<Value>& ep, LayerTimes& times) override {
+        Timer t;
+        run(k, wt, ep, times, t);
+    }
+
+    size_type count() const override { return k_; }
+    std::vector<std::int64_t> ids() const override { return ids_; }
+    std::vector<std::int64_t> nonzero_ids() const override {
+        std::vector<std::int64_t> out;
+        for (size_type j = 0; j < k_; ++j)
+            if (live_[j]) out.push_back(ids_[j]);
+        return out;
+    }
+
+    void export_rows(size_type begin, size_type end, Value* rows) const override {
+        std::vector<float> host(static_cast<std::size_t>(n_ * k_));
+        b_.download(host.data(), n_ * k_, stream_);
+        for (size_type j = begin; j < end; ++j)
+            for (size_type i = 0; i < n_; ++i) rows[(j - begin) * n_ + i] = host[i * k_ + j];
+    }
+
+    void rebuild(const std::vector<Value>& front, const std::vector<std::int64_t>& front_ids, size_type keep_begin,
+                 size_type keep_end, const std::vector<Value>& back, const std::vector<std::int64_t>& back_ids) override {
+        const size_type nf = static_cast<size_type>(front_ids.size()), nk = keep_end - keep_begin;
+        const size_type nb = static_cast<size_type>(back_ids.size()), k = nf + nk + nb;
+        std::vector<float> old(static_cast<std::size_t>(n_ * k_)), host(static_cast<std::size_t>(n_ * k));
+        b_.download(old.data(), n_ * k_, stream_);
+        for (size_type i = 0; i < n_; ++i) {
+            for (size_type j = 0; j < nf; ++j) host[i * k + j] = front[j * n_ + i];
+            for (size_type j = 0; j < nk; ++j) host[i * k + nf + j] = old[i * k_ + keep_begin + j];
+            for (size_type j = 0; j < nb; ++j) host[i * k + nf + nk + j] = back[j * n_ + i];
+        }
+        std::vector<std::int64_t> ids(front_ids);
+        ids.insert(ids.end(), ids_.begin() + keep_begin, ids_.begin() + keep_end);
+        ids.insert(ids.end(), back_ids.begin(), back_ids.end());
+        ids_ = std::move(ids);
+        k_ = k;
+        ensure(k_);
+        b_.upload(host.data(), n_ * k_, stream_);
+        TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        live_.assign(k_, 1);
+    }
+
+private:
+    void ensure(size_type images) {
+        if (capacity_ >= images) return;
+        capacity_ = std::max<size_type>(images, 1);
+        b_ = cuda::DeviceBuffer<float>(n_ * capacity_);
+        c_ = cuda::DeviceBuffer<float>(n_ * capacity_);
+        live_d_ = cuda::DeviceBuffer<int>(capacity_);
+        src_d_ = cuda::DeviceBuffer<long long>(capacity_);
+    }
+
+    const cuda::DeviceTiledEll<Value, Index>& device_ell(size_type k, const TiledEll<Value, Index>& wt) {
+        if (stable_) {
+            auto& slot = ell_[k];
+            if (!slot) slot = std::make_unique<cuda::DeviceTiledEll<Value, Index>>(wt, stream_);
+            return *slot;
+        }
+        streamed_ell_ = std::make_unique<cuda::DeviceTiledEll<Value, Index>>(wt, stream_);
+        return *streamed_ell_;
+    }
+    const cuda::DeviceCsr<Value, Index>& device_csr(size_type k, const TiledEll<Value, Index>& wt) {
+        if (stable_) {
+            auto& slot = csr_[k];
+            if (!slot) slot = std::make_unique<cuda::DeviceCsr<Value, Index>>(csr_from_tiled_ell(wt), stream_);
+            return *slot;
+        }
+        streamed_csr_ = std::make_unique<cuda::DeviceCsr<Value, Index>>(csr_from_tiled_ell(wt), stream_);
+        return *streamed_csr_;
+    }
+
+    void run(size_type k, const TiledEll<Value, Index>& wt, const Epilogue<Value>& ep, LayerTimes& times, Timer& t) {
+        if (k_ > 0) {
+            DenseView<const Value> b(b_.data(), n_, k_);
+            DenseView<Value> c(c_.data(), n_, k_);
+            if (cusparse_) {
+                cuda::device::spmm_cusparse(device_csr(k, wt), b, c, ep, stream_, handle_.get());
+            } else {
+                const auto launch = cuda::device::spmm_tiled_ell(device_ell(k, wt), b, c, ep, register_factor_, stream_);
+                used_factor_ = launch.register_factor;
+            }
+        }
+        TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        times.kernel += t.seconds();
+        t.restart();
+        live_.assign(k_, 0);
+        if (k_ > 0) {
+            TESSEL_CUDA_CHECK(cudaMemsetAsync(live_d_.data(), 0, sizeof(int) * k_, stream_));
+            dim3 grid(static_cast<unsigned>(blocks_for(k_)), static_cast<unsigned>((n_ + rows_per_strip - 1) / rows_per_strip));
+            mark_live_columns<<<grid, threads_per_block, 0, stream_>>>(c_.data(), n_, k_, live_d_.data());
+            TESSEL_CUDA_CHECK_LAUNCH();
+            std::vector<int> live(k_);
+            live_d_.download(live.data(), k_, stream_);
+            for (size_type j = 0; j < k_; ++j) live_[j] = static_cast<char>(live[j]);
+        }
+        std::vector<long long> keep;
+        for (size_type j = 0; j < k_; ++j)
+            if (live_[j]) keep.push_back(j);
+        const size_type k_new = static_cast<size_type>(keep.size());
+        if (!compaction_ || k_new == k_) {
+            std::swap(b_, c_);
+        } else {
+            if (k_new > 0) {
+                src_d_.upload(keep.data(), k_new, stream_);
+                gather_columns<<<blocks_for(n_ * k_new), threads_per_block, 0, stream_>>>(c_.data(), n_, k_, src_d_.data(),
+                                                                                          k_new, b_.data());
+                TESSEL_CUDA_CHECK_LAUNCH();
+                TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            }
+            std::vector<std::int64_t> ids(k_new);
+            for (size_type j = 0; j < k_new; ++j) ids[j] = ids_[keep[j]];
+            ids_ = std::move(ids);
+            k_ = k_new;
+            live_.assign(k_, 1);
+        }
+        times.compaction += t.seconds();
+    }
+
+    size_type n_;
+    int register_factor_;
+    bool compaction_;
+    bool stable_;
+    bool cusparse_;
+    int used_factor_ = 0;
+    cudaStream_t stream_ = nullptr;
+    std::unique_ptr<cuda::CusparseHandle> handle_;
+    size_type capacity_ = 0;
+    size_type k_ = 0;
+    std::vector<std::int64_t> ids_;
+    std::vector<char> live_;
+    cuda::DeviceBuffer<float> b_, c_;
+    cuda::DeviceBuffer<int> live_d_;
+    cuda::DeviceBuffer<long long> src_d_;
+    std::map<size_type, std::unique_ptr<cuda::DeviceTiledEll<Value, Index>>> ell_;
+    std::map<size_type, std::unique_ptr<cuda::DeviceCsr<Value, Index>>> csr_;
+    std::unique_ptr<cuda::DeviceTiledEll<Value, Index>> streamed_ell_;
+    std::unique_ptr<cuda::DeviceCsr<Value, Index>> streamed_csr_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cuda_engine(const EngineOptions& options, KernelChoice kernel) {
+    return std::make_unique<CudaEngine>(options, kernel);
+}
+
+}  // namespace tessel::spdnn

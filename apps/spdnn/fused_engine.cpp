@@ -1,0 +1,138 @@
+// The engine around the fused tile kernel: two tile buffers swapped between layers.
+#include <algorithm>
+
+#include "apps/spdnn/engine.hpp"
+#include "apps/spdnn/fused_layer_kernels.hpp"
+#include "apps/spdnn/tile_activations.hpp"
+#include "core/error.hpp"
+#include "core/timer.hpp"
+
+namespace tessel::spdnn {
+
+std::string_view to_string(KernelChoice kernel) {
+    switch (kernel) {
+    case KernelChoice::automatic: return "auto";
+    case KernelChoice::fused: return "fused";
+    case KernelChoice::core: return "core";
+    case KernelChoice::cusparse: return "cusparse";
+    }
+    return "unknown";
+}
+
+KernelChoice parse_kernel(std::string_view name) {
+    if (name == "auto") return KernelChoice::automatic;
+    if (name == "fused") return KernelChoice::fused;
+    if (name == "core") return KernelChoice::core;
+    if (name == "cusparse") return KernelChoice::cusparse;
+    TESSEL_INVALID_INPUT("--kernel", 0, "'" + std::string(name) + "' is not one of auto, fused, core, cusparse");
+}
+
+namespace {
+
+class FusedEngine final : public Engine {
+public:
+    explicit FusedEngine(const EngineOptions& options)
+        : compaction_(options.compaction),
+          cur_(options.neurons, options.register_factor ? options.register_factor : 32),
+          next_(options.neurons, cur_.tile_width()) {
+        if (!fused_register_factor_supported(cur_.tile_width()))
+            TESSEL_INVALID_INPUT("--register", 0,
+                                 std::to_string(cur_.tile_width()) +
+                                     " is not one of the fused kernel's tile widths 8, 12, 16, 32, 64");
+    }
+
+    std::string name() const override { return "cpu fused tiled-ELL"; }
+    int register_factor() const override { return cur_.tile_width(); }
+
+    void first_layer(const TiledEll<Value, Index>& wt, const Images& images,
+                     const std::vector<std::int64_t>& rows, const Epilogue<Value>& ep,
+                     LayerTimes& times) override {
+        Timer t;
+        next_.resize(static_cast<size_type>(rows.size()));
+        std::copy(rows.begin(), rows.end(), next_.ids().begin());
+        fused_first_layer(wt, images, next_, ep, masks_);
+        times.kernel += t.seconds();
+        finish(times);
+    }
+
+    void layer(size_type, const TiledEll<Value, Index>& wt, const Epilogue<Value>& ep, LayerTimes& times) override {
+        Timer t;
+        fused_layer(wt, cur_, next_, ep, masks_);
+        times.kernel += t.seconds();
+        finish(times);
+    }
+
+    void reserve(size_type images) override {
+        for (auto* a : {&cur_, &next_}) {
+            a->resize(images);
+            for (size_type t = 0; t < a->tiles(); ++t) std::fill(a->tile(t), a->tile(t) + a->tile_size(), Value(0));
+            a->resize(0);
+        }
+    }
+
+    size_type count() const override { return cur_.count(); }
+    std::vector<std::int64_t> ids() const override { return cur_.ids(); }
+    std::vector<std::int64_t> nonzero_ids() const override {
+        if (compaction_) return cur_.ids();
+        std::vector<std::int64_t> out;
+        for (size_type i = 0; i < cur_.count(); ++i)
+            if ((masks_[i / cur_.tile_width()] >> (i % cur_.tile_width())) & 1) out.push_back(cur_.ids()[i]);
+        return out;
+    }
+
+    void export_rows(size_type begin, size_type end, Value* rows) const override {
+        const size_type n = cur_.neurons();
+#pragma omp parallel for schedule(static)
+        for (size_type i = begin; i < end; ++i) cur_.get_row(i, rows + (i - begin) * n);
+    }
+
+    void rebuild(const std::vector<Value>& front, const std::vector<std::int64_t>& front_ids,
+                 size_type keep_begin, size_type keep_end, const std::vector<Value>& back,
+                 const std::vector<std::int64_t>& back_ids) override {
+        const size_type n = cur_.neurons();
+        const size_type nf = static_cast<size_type>(front_ids.size()), nk = keep_end - keep_begin;
+        const size_type nb = static_cast<size_type>(back_ids.size());
+        next_.resize(nf + nk + nb);
+        auto& ids = next_.ids();
+        std::copy(front_ids.begin(), front_ids.end(), ids.begin());
+        std::copy(cur_.ids().begin() + keep_begin, cur_.ids().begin() + keep_end, ids.begin() + nf);
+        std::copy(back_ids.begin(), back_ids.end(), ids.begin() + nf + nk);
+        std::vector<Value> row(n);
+        for (size_type i = 0; i < nf; ++i) next_.set_row(i, front.data() + i * n);
+        for (size_type i = 0; i < nk; ++i) {
+            cur_.get_row(keep_begin + i, row.data());
+            next_.set_row(nf + i, row.data());
+        }
+        for (size_type i = 0; i < nb; ++i) next_.set_row(nf + nk + i, back.data() + i * n);
+        next_.clear_padding();
+        std::swap(cur_, next_);
+        // Every moved image was live (its mask bit set) before the move.
+        masks_.assign(cur_.tiles(), ~std::uint64_t{0});
+    }
+
+private:
+    // After a kernel: next_ holds the outputs. Keep the live images only (when anything died).
+    void finish(LayerTimes& times) {
+        Timer t;
+        const size_type live = count_live(masks_, next_.count(), next_.tile_width());
+        if (compaction_ && live < next_.count()) {
+            compact(next_, masks_, cur_);
+            masks_.assign(cur_.tiles(), ~std::uint64_t{0});
+        } else {
+            std::swap(cur_, next_);
+        }
+        times.compaction += t.seconds();
+    }
+
+    bool compaction_;
+    TileActivations cur_, next_;
+    std::vector<std::uint64_t> masks_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_fused_engine(const EngineOptions& options) {
+    return std::make_unique<FusedEngine>(options);
+}
+
+}  // namespace tessel::spdnn

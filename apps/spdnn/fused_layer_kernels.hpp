@@ -1,0 +1,37 @@
+// The app's fused layer kernel on the CPU: Y_k tile := min(cap, max(0, Wᵀ·Y_{k-1} tile + bias))
+// with Wᵀ in tiled ELL, R images per register tile, and the live-image mask as a by-product.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "apps/spdnn/network.hpp"
+#include "apps/spdnn/tile_activations.hpp"
+#include "core/formats/tiled_ell.hpp"
+#include "core/kernels/epilogue.hpp"
+
+namespace tessel::spdnn {
+
+/// Images per register tile compiled for the fused kernel. 12 is the 2020 champion's GPU
+/// factor; on AVX-512 CPUs 16 and 32 fill whole vector registers.
+inline constexpr int fused_register_factors[] = {8, 12, 16, 32, 64};
+
+/// True when R is one of fused_register_factors.
+bool fused_register_factor_supported(int register_factor);
+
+/// For each tile t of `in` (N x R images): out tile t := epilogue(Wᵀ·in tile t), where wt is
+/// Wᵀ (N x N, row = output neuron) in tiled ELL; per row the sum runs over the ELL slots in
+/// order (ascending input neuron within a stage), exactly as reference::spmm sums a row of
+/// sorted CSR. live_masks[t] (resized to in.tiles()) gets bit r set when image t·R + r has
+/// a nonzero output. out is resized to in.count() (ids copied). Parallel over (tile, block)
+/// pairs. Throws DimensionMismatch when N differs, InvalidInput for an unsupported R.
+void fused_layer(const TiledEll<Value, Index>& wt, const TileActivations& in, TileActivations& out,
+                 const Epilogue<Value>& epilogue, std::vector<std::uint64_t>& live_masks);
+
+/// The first layer straight from the sparse images: lane r of tile t is images row
+/// out.ids()[t·R + r] (out.ids() set by the caller, out resized to that count); each tile is
+/// densified in a per-thread buffer (staging) and then runs like fused_layer.
+void fused_first_layer(const TiledEll<Value, Index>& wt, const Images& images, TileActivations& out,
+                       const Epilogue<Value>& epilogue, std::vector<std::uint64_t>& live_masks);
+
+}  // namespace tessel::spdnn

@@ -1,0 +1,276 @@
+// The inference driver: shares of images per rank, batches, layers, counts exchanged after
+// every layer, rebalancing of live images, the answer gathered on every rank.
+#include "apps/spdnn/inference.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include "core/error.hpp"
+#include "core/kernels/spmm.hpp"
+#include "core/progress.hpp"
+
+namespace tessel::spdnn {
+
+namespace {
+
+#define SPDNN_MPI(call)                                                                      \
+    do {                                                                                     \
+        const int spdnn_status_ = (call);                                                    \
+        if (spdnn_status_ != MPI_SUCCESS)                                                    \
+            TESSEL_THROW(::tessel::MpiError, std::string(#call) + " failed with code " +     \
+                                                 std::to_string(spdnn_status_));             \
+    } while (0)
+
+struct Ranks {
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rank = 0;
+    int size = 1;
+    bool active() const { return comm != MPI_COMM_NULL; }
+};
+
+// Moves live images so that every rank holds total/P of them, keeping the global order.
+// counts[p] is rank p's live count. Returns the rows this rank sent.
+size_type rebalance(Engine& engine, const Ranks& ranks, const std::vector<size_type>& counts,
+                    size_type neurons) {
+    const int p_count = ranks.size, me = ranks.rank;
+    std::vector<size_type> start(p_count + 1, 0), target(p_count + 1, 0);
+    for (int p = 0; p < p_count; ++p) start[p + 1] = start[p] + counts[p];
+    const size_type total = start[p_count];
+    for (int p = 0; p < p_count; ++p)
+        target[p + 1] = target[p] + total / p_count + (p < total % p_count ? 1 : 0);
+    auto overlap = [](size_type a0, size_type a1, size_type b0, size_type b1) {
+        return std::pair<size_type, size_type>{std::max(a0, b0), std::min(a1, b1)};
+    };
+    std::vector<int> send_rows(p_count, 0), recv_rows(p_count, 0), send_at(p_count, 0), recv_at(p_count, 0);
+    std::vector<std::pair<size_type, size_type>> send_range(p_count);
+    for (int q = 0; q < p_count; ++q) {
+        auto s = overlap(start[me], start[me + 1], target[q], target[q + 1]);
+        auto r = overlap(start[q], start[q + 1], target[me], target[me + 1]);
+        if (q != me && s.second > s.first) send_rows[q] = static_cast<int>(s.second - s.first);
+        if (q != me && r.second > r.first) recv_rows[q] = static_cast<int>(r.second - r.first);
+        send_range[q] = s;
+    }
+    for (int q = 1; q < p_count; ++q) {
+        send_at[q] = send_at[q - 1] + send_rows[q - 1];
+        recv_at[q] = recv_at[q - 1] + recv_rows[q - 1];
+    }
+    const size_type sent = std::accumulate(send_rows.begin(), send_rows.end(), size_type{0});
+    const size_type received = std::accumulate(recv_rows.begin(), recv_rows.end(), size_type{0});
+    std::vector<Value> send(static_cast<std::size_t>(sent * neurons)), recv(static_cast<std::size_t>(received * neurons));
+    std::vector<std::int64_t> send_ids(sent), recv_ids(received);
+    const auto ids = engine.ids();
+    for (int q = 0; q < p_count; ++q) {
+        if (send_rows[q] == 0) continue;
+        const size_type b = send_range[q].first - start[me], e = send_range[q].second - start[me];
+        engine.export_rows(b, e, send.data() + size_type(send_at[q]) * neurons);
+        std::copy(ids.begin() + b, ids.begin() + e, send_ids.begin() + send_at[q]);
+    }
+    MPI_Datatype row_type;
+    SPDNN_MPI(MPI_Type_contiguous(static_cast<int>(neurons), MPI_FLOAT, &row_type));
+    SPDNN_MPI(MPI_Type_commit(&row_type));
+    const int status = MPI_Alltoallv(send.data(), send_rows.data(), send_at.data(), row_type, recv.data(),
+                                     recv_rows.data(), recv_at.data(), row_type, ranks.comm);
+    MPI_Type_free(&row_type);
+    SPDNN_MPI(status);
+    SPDNN_MPI(MPI_Alltoallv(send_ids.data(), send_rows.data(), send_at.data(), MPI_INT64_T, recv_ids.data(),
+                            recv_rows.data(), recv_at.data(), MPI_INT64_T, ranks.comm));
+    // Rows from lower ranks come first, then the kept ones, then rows from higher ranks.
+    size_type front_rows = 0;
+    for (int q = 0; q < me; ++q) front_rows += recv_rows[q];
+    std::vector<Value> front(recv.begin(), recv.begin() + front_rows * neurons);
+    std::vector<Value> back(recv.begin() + front_rows * neurons, recv.end());
+    std::vector<std::int64_t> front_ids(recv_ids.begin(), recv_ids.begin() + front_rows);
+    std::vector<std::int64_t> back_ids(recv_ids.begin() + front_rows, recv_ids.end());
+    auto keep = overlap(start[me], start[me + 1], target[me], target[me + 1]);
+    size_type kb = 0, ke = 0;
+    if (keep.second > keep.first) {
+        kb = keep.first - start[me];
+        ke = keep.second - start[me];
+    }
+    engine.rebuild(front, front_ids, kb, ke, back, back_ids);
+    return sent;
+}
+
+std::unique_ptr<Engine> make_engine(Backend backend, KernelChoice kernel, const EngineOptions& eo) {
+    if (backend == Backend::cuda) return make_cuda_engine(eo, kernel);
+    switch (kernel) {
+    case KernelChoice::automatic:
+    case KernelChoice::fused: return make_fused_engine(eo);
+    case KernelChoice::core: return make_core_engine(eo);
+    case KernelChoice::cusparse:
+        TESSEL_INVALID_INPUT("--kernel", 0, "cusparse needs --backend cuda");
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const Images& images,
+                      const InferenceOptions& options) {
+    const size_type n = network.neurons, layers = network.layers;
+    TESSEL_ENSURE_DIMS(n > 0 && layers > 0, "inference: empty network");
+    TESSEL_ENSURE_DIMS(images.cols() == n, "images have " + std::to_string(images.cols()) +
+                                               " features, the network has " + std::to_string(n) + " neurons");
+    TESSEL_ENSURE_DIMS(weights.layers() == layers, "weights hold " + std::to_string(weights.layers()) +
+                                                       " layers, the network " + std::to_string(layers));
+    Ranks ranks;
+    if (options.comm != MPI_COMM_NULL) {
+        ranks.comm = options.comm;
+        SPDNN_MPI(MPI_Comm_rank(ranks.comm, &ranks.rank));
+        SPDNN_MPI(MPI_Comm_size(ranks.comm, &ranks.size));
+    }
+    // The fused kernel is a cpu kernel: asking for it with backend auto means cpu.
+    const Backend backend = options.backend == Backend::reference ||
+                                    (options.backend == Backend::automatic && options.kernel == KernelChoice::fused)
+                                ? Backend::cpu
+                                : resolve_backend(options.backend);
+
+    InferenceResult result;
+    result.ranks = ranks.size;
+    result.images = images.rows();
+    result.edges = network.edges;
+    result.compaction = options.compaction && network.bias <= 0;
+    result.backend = std::string(to_string(backend));
+    result.weights = weights.description();
+    EngineOptions eo;
+    eo.neurons = n;
+    eo.register_factor = options.register_factor;
+    eo.compaction = result.compaction;
+    eo.weights_stable = weights.stable();
+    auto engine = make_engine(backend, options.kernel, eo);
+    result.kernel = engine->name();
+    result.register_factor = engine->register_factor();
+
+    // This rank's share: a contiguous range of images, equal counts.
+    const size_type m = images.rows();
+    const size_type first = m * ranks.rank / ranks.size, last = m * (ranks.rank + 1) / ranks.size;
+    const size_type largest_share = (m + ranks.size - 1) / ranks.size;
+    const size_type tile = std::max(1, result.register_factor);
+    size_type batch = options.batch_images;
+    if (batch <= 0) batch = std::max<size_type>(tile, options.memory_budget / (2 * n * size_type(sizeof(Value))));
+    batch = std::min(batch, std::max<size_type>(largest_share, 1));
+    batch = (batch + tile - 1) / tile * tile;
+    const size_type batches = largest_share == 0 ? 0 : (largest_share + batch - 1) / batch;
+    result.batches = batches;
+    result.batch_images = batch;
+    result.layers.assign(layers, {});
+
+    const auto ep = Epilogue<Value>::bias_relu_cap(network.bias, activation_cap);
+    std::vector<double> layer_seconds(layers, 0), kernel_s(layers, 0), compact_s(layers, 0),
+        rebalance_s(layers, 0), wait_s(layers, 0);
+    std::vector<size_type> live_rows(layers, 0);
+    std::vector<std::int64_t> found;
+    double exchange_s = 0;
+    Progress progress("tessel-spdnn layers", layers * batches, options.progress && ranks.rank == 0 ? -1 : 0);
+
+    engine->reserve(std::min(batch, last - first));
+    if (ranks.active()) SPDNN_MPI(MPI_Barrier(ranks.comm));
+    Timer total;
+    for (size_type bi = 0; bi < batches; ++bi) {
+        std::vector<std::int64_t> rows;
+        for (size_type i = first + bi * batch; i < std::min(last, first + (bi + 1) * batch); ++i) rows.push_back(i);
+        for (size_type k = 0; k < layers; ++k) {
+            Timer lt;
+            const double waited = weights.wait_seconds();
+            const auto& wt = weights.get(k).ell;
+            wait_s[k] += weights.wait_seconds() - waited;
+            LayerTimes times;
+            if (k == 0)
+                engine->first_layer(wt, images, rows, ep, times);
+            else
+                engine->layer(k, wt, ep, times);
+            kernel_s[k] += times.kernel;
+            compact_s[k] += times.compaction;
+            size_type live = result.compaction ? engine->count()
+                                               : static_cast<size_type>(engine->nonzero_ids().size());
+            if (ranks.active()) {
+                Timer xt;
+                // Every rank's count: for the live total and for the balance.
+                std::int64_t mine[2] = {engine->count(), live};
+                std::vector<std::int64_t> all(2 * ranks.size);
+                SPDNN_MPI(MPI_Allgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, ranks.comm));
+                exchange_s += xt.seconds();
+                std::vector<size_type> counts(ranks.size);
+                live = 0;
+                for (int p = 0; p < ranks.size; ++p) {
+                    counts[p] = all[2 * p];
+                    live += all[2 * p + 1];
+                }
+                const size_type sum = std::accumulate(counts.begin(), counts.end(), size_type{0});
+                const size_type biggest = *std::max_element(counts.begin(), counts.end());
+                const size_type smallest = *std::min_element(counts.begin(), counts.end());
+                const double mean = double(sum) / ranks.size;
+                if (options.rebalance && k + 1 < layers && ranks.size > 1 && biggest - smallest > 1 &&
+                    double(biggest) > options.rebalance_threshold * mean &&
+                    (options.rebalance_threshold <= 1.0 || mean >= tile)) {
+                    Timer rt;
+                    result.rows_moved += rebalance(*engine, ranks, counts, n);
+                    ++result.rebalances;
+                    rebalance_s[k] += rt.seconds();
+                }
+            }
+            live_rows[k] += live;
+            layer_seconds[k] += lt.seconds();
+            if (options.verbose && ranks.rank == 0)
+                std::fprintf(stderr, "tessel-spdnn: batch %lld/%lld layer %lld/%lld: %lld live rows, %.3f ms\n",
+                             static_cast<long long>(bi + 1), static_cast<long long>(batches),
+                             static_cast<long long>(k + 1), static_cast<long long>(layers),
+                             static_cast<long long>(live), 1e3 * lt.seconds());
+            progress.update(bi * layers + k + 1, std::to_string(live) + " live rows");
+        }
+        for (auto id : engine->nonzero_ids()) found.push_back(id + 1);
+    }
+    // The answer on every rank.
+    Timer gt;
+    if (ranks.active()) {
+        int mine = static_cast<int>(found.size());
+        std::vector<int> counts(ranks.size), at(ranks.size, 0);
+        SPDNN_MPI(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, ranks.comm));
+        for (int p = 1; p < ranks.size; ++p) at[p] = at[p - 1] + counts[p - 1];
+        result.categories.resize(static_cast<std::size_t>(at.back()) + counts.back());
+        SPDNN_MPI(MPI_Allgatherv(found.data(), mine, MPI_INT64_T, result.categories.data(), counts.data(),
+                                 at.data(), MPI_INT64_T, ranks.comm));
+    } else {
+        result.categories = std::move(found);
+    }
+    std::sort(result.categories.begin(), result.categories.end());
+    const double gather_s = gt.seconds();
+    result.seconds = total.seconds();
+    progress.finish(std::to_string(result.categories.size()) + " categories");
+
+    // Per-layer times: the slowest rank's.
+    if (ranks.active()) {
+        for (auto* v : {&layer_seconds, &kernel_s, &compact_s, &rebalance_s, &wait_s})
+            SPDNN_MPI(MPI_Allreduce(MPI_IN_PLACE, v->data(), static_cast<int>(layers), MPI_DOUBLE, MPI_MAX,
+                                    ranks.comm));
+        SPDNN_MPI(MPI_Allreduce(MPI_IN_PLACE, &result.seconds, 1, MPI_DOUBLE, MPI_MAX, ranks.comm));
+        std::int64_t moved = result.rows_moved;
+        SPDNN_MPI(MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT64_T, MPI_SUM, ranks.comm));
+        result.rows_moved = moved;
+    }
+    for (size_type k = 0; k < layers; ++k) {
+        auto& r = result.layers[k];
+        r.live_rows = live_rows[k];
+        r.seconds = layer_seconds[k];
+        r.kernel_seconds = kernel_s[k];
+        r.compaction_seconds = compact_s[k];
+        r.rebalance_seconds = rebalance_s[k];
+        r.weight_wait_seconds = wait_s[k];
+        result.phases.add("kernel", kernel_s[k]);
+        result.phases.add("compaction", compact_s[k]);
+        result.phases.add("rebalance", rebalance_s[k]);
+        result.phases.add("weight_wait", wait_s[k]);
+    }
+    result.phases.add("exchange_counts", exchange_s);
+    result.phases.add("gather", gather_s);
+    return result;
+}
+
+InferenceResult infer(const Network& network, const Images& images, const InferenceOptions& options) {
+    check_network(network);
+    auto weights = resident_weights(network, weight_layout(network.neurons));
+    return infer(shape_of(network), *weights, images, options);
+}
+
+}  // namespace tessel::spdnn

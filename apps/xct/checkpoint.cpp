@@ -1,0 +1,117 @@
+// HDF5 checkpoints: attributes for the counters, datasets for volumes, states and histories.
+#include "apps/xct/checkpoint.hpp"
+
+#include "core/error.hpp"
+#include "io/hdf5_file.hpp"
+
+namespace tessel::xct {
+
+namespace {
+
+constexpr const char* root = "/checkpoint";
+
+void write_histories(io::File& f, const std::string& name, const std::vector<std::vector<double>>& histories) {
+    std::vector<double> values;
+    std::vector<std::int64_t> lengths;
+    for (const auto& h : histories) {
+        values.insert(values.end(), h.begin(), h.end());
+        lengths.push_back(static_cast<std::int64_t>(h.size()));
+    }
+    f.write(name + "_values", {static_cast<size_type>(values.size())}, values.data());
+    f.write(name + "_lengths", {static_cast<size_type>(lengths.size())}, lengths.data());
+}
+
+std::vector<std::vector<double>> read_histories(const io::File& f, const std::string& name) {
+    const auto values = f.read<double>(name + "_values");
+    const auto lengths = f.read<std::int64_t>(name + "_lengths");
+    std::vector<std::vector<double>> histories;
+    std::size_t at = 0;
+    for (auto length : lengths) {
+        if (length < 0 || at + static_cast<std::size_t>(length) > values.size())
+            TESSEL_INVALID_INPUT(f.path() + ":" + name + "_lengths", 0, "lengths exceed the stored values");
+        histories.emplace_back(values.begin() + at, values.begin() + at + length);
+        at += static_cast<std::size_t>(length);
+    }
+    return histories;
+}
+
+template <typename T>
+void write_vector(io::File& f, const std::string& name, const std::vector<T>& v) {
+    f.write(name, {static_cast<size_type>(v.size())}, v.data());
+}
+
+}  // namespace
+
+template <typename V>
+void write_checkpoint(const std::string& path, const Checkpoint<V>& c, size_type pixels, size_type rays) {
+    auto f = io::File::create(path);
+    const std::string g = root;
+    write_vector(f, g + "/volume", c.volume);
+    write_histories(f, g + "/done_history", c.done_histories);
+    write_vector(f, g + "/done_bnorm", c.done_bnorms);
+    const size_type width = c.round_width;
+    f.write(g + "/x", {width, pixels}, c.x.data());
+    f.write(g + "/r", {width, rays}, c.r.data());
+    if (!c.p.empty()) f.write(g + "/p", {width, pixels}, c.p.data());
+    write_vector(f, g + "/gamma", c.gamma);
+    write_vector(f, g + "/bnorm", c.bnorm);
+    write_vector(f, g + "/active", c.active);
+    write_histories(f, g + "/history", c.history);
+    f.write_attribute(g, "fingerprint", c.fingerprint.dump());
+    f.write_attribute(g, "round", static_cast<std::int64_t>(c.round));
+    f.write_attribute(g, "iteration", static_cast<std::int64_t>(c.iteration));
+    f.write_attribute(g, "round_width", static_cast<std::int64_t>(c.round_width));
+    f.write_attribute(g, "total_iterations", static_cast<std::int64_t>(c.total_iterations));
+    f.write_attribute(g, "precision", sizeof(V) == 8 ? "double" : "single");
+    f.commit();
+}
+
+template <typename V>
+Checkpoint<V> read_checkpoint(const std::string& path) {
+    const auto f = io::File::open(path);
+    const std::string g = root;
+    if (!f.exists(g)) TESSEL_INVALID_INPUT(path, 0, "not a tessel-xct checkpoint (no " + g + ")");
+    const std::string precision = f.read_string_attribute(g, "precision");
+    const std::string mine = sizeof(V) == 8 ? "double" : "single";
+    if (precision != mine)
+        TESSEL_INVALID_INPUT(path, 0, "written with " + precision + " precision, this run uses " + mine);
+    Checkpoint<V> c;
+    c.fingerprint = nlohmann::json::parse(f.read_string_attribute(g, "fingerprint"));
+    c.round = f.read_attribute<std::int64_t>(g, "round");
+    c.iteration = static_cast<int>(f.read_attribute<std::int64_t>(g, "iteration"));
+    c.round_width = f.read_attribute<std::int64_t>(g, "round_width");
+    c.total_iterations = static_cast<int>(f.read_attribute<std::int64_t>(g, "total_iterations"));
+    c.volume = f.read<float>(g + "/volume");
+    c.done_histories = read_histories(f, g + "/done_history");
+    c.done_bnorms = f.read<double>(g + "/done_bnorm");
+    c.x = f.read<V>(g + "/x");
+    c.r = f.read<V>(g + "/r");
+    if (f.exists(g + "/p")) c.p = f.read<V>(g + "/p");
+    c.gamma = f.read<double>(g + "/gamma");
+    c.bnorm = f.read<double>(g + "/bnorm");
+    c.active = f.read<std::uint8_t>(g + "/active");
+    c.history = read_histories(f, g + "/history");
+    return c;
+}
+
+void check_fingerprint(const std::string& path, const nlohmann::json& stored, const nlohmann::json& current) {
+    for (const auto& [key, value] : current.items()) {
+        const bool there = stored.contains(key);
+        if (!there || stored.at(key) != value) {
+            auto show = [](const nlohmann::json& v) {
+                std::string s = v.is_string() ? v.get<std::string>() : v.dump();
+                return s.size() > 60 ? s.substr(0, 57) + "..." : s;
+            };
+            TESSEL_INVALID_INPUT(path, 0, "written for another reconstruction (" + key + ": " +
+                                              (there ? show(stored.at(key)) : std::string("missing")) + " there, " +
+                                              show(value) + " here)");
+        }
+    }
+}
+
+template void write_checkpoint(const std::string&, const Checkpoint<float>&, size_type, size_type);
+template void write_checkpoint(const std::string&, const Checkpoint<double>&, size_type, size_type);
+template Checkpoint<float> read_checkpoint(const std::string&);
+template Checkpoint<double> read_checkpoint(const std::string&);
+
+}  // namespace tessel::xct

@@ -1,0 +1,203 @@
+// tessel-xct: MemXCT-style X-ray CT reconstruction (CLI only; the work is in tessel_xct).
+#include <mpi.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "apps/xct/memory_estimate.hpp"
+#include "apps/xct/parallel.hpp"
+#include "apps/xct/reconstruct.hpp"
+#include "core/error.hpp"
+#include "core/kernels/spmm.hpp"
+#include "core/types.hpp"
+
+namespace {
+
+using namespace tessel;
+using namespace tessel::xct;
+
+std::string joined(int argc, char** argv) {
+    std::string line;
+    for (int i = 0; i < argc; ++i) line += (i ? " " : "") + std::string(argv[i]);
+    return line;
+}
+
+// Prints one line and ends the run. With several ranks, a failure seen by one rank only would
+// leave the others waiting in a collective, so the job is aborted; rank 0 speaks first.
+int fail(const std::string& message, int code = 1) {
+    int rank = 0, size = 1, initialized = 0;
+    MPI_Initialized(&initialized);
+    if (initialized) {
+        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &size);
+    }
+    if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    std::fprintf(stderr, "tessel-xct: %s\n", message.c_str());
+    std::fflush(stderr);
+    if (size > 1) MPI_Abort(MPI_COMM_WORLD, code);
+    if (initialized) MPI_Finalize();
+    return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+
+    CLI::App app{"tessel-xct: X-ray CT reconstruction the MemXCT way (exact parallel-beam projector, "
+                 "Hilbert-ordered domains, tiled ELL A and A^T, many slices as the columns of one SpMM, "
+                 "batch + data parallel over MPI ranks)"};
+    app.set_help_all_flag("--help-all", "All options");
+    ReconstructOptions o;
+    std::string input, sinogram, theta, slices, solver = "cgls", order = "hilbert", kernel = "tiled-ell",
+                                              backend = "auto", precision = "single", memory_limit,
+                                              colormap = "gray", reduction = "hier", exchange = "p2p";
+    size_type phantom = 0, num_slices = 0;
+    double center = -1;
+    int threads = 0;
+    bool no_pipeline = false;
+
+    auto* in = app.add_option_group("input", "Exactly one source of sinograms");
+    in->add_option("--input", input, "APS Data Exchange HDF5 file (/exchange/data, data_white, data_dark, theta)")
+        ->check(CLI::ExistingFile);
+    in->add_option("--sinogram", sinogram, "MemXCT raw sinogram (float32, slice-major num_slices x angles x channels)");
+    in->add_option("--phantom", phantom, "Built-in Shepp-Logan phantom of N x N (3-D with --num-slices > 1)");
+    in->require_option(1);
+    app.add_option("--theta", theta, "Raw angles file (float32, radians) for --sinogram");
+    app.add_option("--num-slices", num_slices,
+                   "Slices in the raw sinogram file, or of the 3-D phantom (default 1)");
+    app.add_option("--angles", o.input.angles, "Phantom: projection angles over [0, 180) degrees (default 3N/2)");
+    app.add_option("--noise", o.input.noise, "Phantom: Poisson noise with this many incident photons per ray");
+    app.add_option("--seed", o.input.seed, "Phantom: seed of the noise");
+    app.add_option("--slices", slices, "Slice range A:B (detector rows A .. B-1; default all)");
+    app.add_option("--center", center, "Rotation centre in detector columns (default columns/2)");
+    app.add_option("--size", o.input.size, "Image size N (default: the channel count)");
+
+    app.add_option("--solver", solver, "cgls or sirt")->check(CLI::IsMember({"cgls", "sirt"}));
+    app.add_option("--iterations", o.solver.iterations, "Iterations per batch of slices")->capture_default_str();
+    app.add_option("--tol", o.solver.tol, "Stop a slice when its relative residual drops below this (0: never)");
+    app.add_flag("--nonneg", o.solver.nonneg, "SIRT: keep the image non-negative");
+    app.add_option("--precision", precision, "single (fp32 storage, fp64 scalars) or double")
+        ->check(CLI::IsMember({"single", "double"}));
+
+    app.add_option("--order", order, "Domain order: hilbert (MemXCT) or natural")
+        ->check(CLI::IsMember({"natural", "hilbert"}));
+    app.add_option("--tile", o.tile, "Hilbert tile (power of two)")->capture_default_str();
+    app.add_option("--kernel", kernel, "Local SpMM: tiled-ell or csr")->check(CLI::IsMember({"tiled-ell", "csr"}));
+    app.add_option("--block-rows", o.projector.tiles.block_rows, "Tiled ELL rows per block (multiple of 32)")
+        ->capture_default_str();
+    app.add_option("--buffer-entries", o.projector.tiles.buffer_entries,
+                   "Tiled ELL staged inputs per stage (<= 65536)")
+        ->capture_default_str();
+    app.add_option("--register-factor", o.projector.register_factor, "Columns per register tile: 4, 8, 16, 32 (0: auto)");
+    app.add_option("--backend", backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    app.add_option("--threads", threads, "OpenMP threads per rank (default: OMP_NUM_THREADS or all cores)");
+
+    app.add_option("--data-ranks", o.data_ranks, "Ranks that split A (default: as few as fit in memory)");
+    app.add_option("--topology", o.topology, "Machine hierarchy to emulate, e.g. node=2,socket=2 (auto: detect)")
+        ->capture_default_str();
+    app.add_option("--reduction", reduction, "Reduction of partial results: hier or direct")
+        ->check(CLI::IsMember({"hier", "direct"}));
+    app.add_option("--exchange", exchange, "MPI calls of the reductions: p2p or neighbor")
+        ->check(CLI::IsMember({"p2p", "neighbor"}));
+    app.add_option("--minibatch", o.minibatch, "Columns per pipelined minibatch (0: all)");
+    app.add_flag("--no-pipeline", no_pipeline, "Do not overlap minibatches");
+
+    app.add_option("--memory-limit", memory_limit, "Memory per rank, e.g. 8G (default: available / ranks on the node)");
+    app.add_option("--batch-slices", o.batch_slices, "Slices per batch on one rank (default: as many as fit)");
+    app.add_flag("--dry-run", o.dry_run, "Print the memory estimate and the plan, then stop");
+
+    app.add_option("--checkpoint", o.checkpoint_path, "Checkpoint file (default: OUTPUT.ckpt.h5)");
+    app.add_option("--checkpoint-every", o.checkpoint_every, "Write a checkpoint every this many iterations");
+    app.add_flag("--resume", o.resume, "Continue from the checkpoint");
+    app.add_option("--stop-after", o.stop_after, "Stop after this many iterations as if killed (for tests)")
+        ->group("");
+
+    app.add_option("--output", o.output, "HDF5 volume (/exchange/recon, slices x N x N float32)");
+    app.add_option("--png", o.png_dir, "Folder for PNG previews");
+    app.add_option("--png-slices", o.png_slices, "Slices to preview (absolute numbers; default the middle one)")
+        ->delimiter(',');
+    app.add_option("--colormap", colormap, "gray or viridis")->check(CLI::IsMember({"gray", "grey", "viridis"}));
+    app.add_option("--metrics", o.metrics_path, "JSON metrics file (phases, rates, sizes)");
+    app.add_option("--save-sinogram", o.save_sinogram, "Also write PREFIX.sino and PREFIX.theta (MemXCT raw)");
+    app.add_flag("--quiet", o.quiet, "Only errors and warnings");
+    app.add_flag("--verbose", o.verbose, "Operator details");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        if (rank == 0) std::cout << app.help();
+        MPI_Finalize();
+        return 0;
+    } catch (const CLI::CallForAllHelp& e) {
+        if (rank == 0) std::cout << app.help("", CLI::AppFormatMode::All);
+        MPI_Finalize();
+        return 0;
+    } catch (const CLI::ParseError& e) {
+        std::string what = e.what();
+        if (what.empty()) what = e.get_name();
+        return fail(what + " (see --help)", e.get_exit_code() ? e.get_exit_code() : 1);
+    }
+
+    try {
+        o.command_line = joined(argc, argv);
+        if (threads > 0) omp_set_num_threads(threads);
+        if (!input.empty()) {
+            o.input.kind = InputKind::data_exchange;
+            o.input.path = input;
+        } else if (!sinogram.empty()) {
+            o.input.kind = InputKind::raw;
+            o.input.path = sinogram;
+            if (theta.empty()) TESSEL_INVALID_INPUT("theta", 0, "--sinogram needs --theta FILE (angles in radians)");
+            o.input.theta_path = theta;
+        } else {
+            o.input.kind = InputKind::phantom;
+            o.input.phantom_size = phantom;
+        }
+        o.input.num_slices = num_slices;
+        if (!slices.empty()) o.input.slices = parse_slice_range(slices);
+        if (center >= 0) o.input.center = center;
+        o.solver.algorithm = parse_algorithm(solver);
+        o.double_precision = precision == "double";
+        o.order = parse_domain_order(order);
+        o.projector.kernel = parse_kernel(kernel);
+        o.projector.backend = parse_backend(backend);
+        if (o.projector.backend == Backend::automatic) o.projector.backend = resolve_backend(Backend::automatic);
+        o.hierarchical = reduction == "hier";
+        o.exchange = comm::parse_exchange_method(exchange);
+        o.pipelined = !no_pipeline;
+        if (!memory_limit.empty()) o.memory_limit = parse_bytes(memory_limit);
+        o.colormap = io::parse_colormap(colormap);
+        if (o.resume && o.checkpoint_path.empty() && o.output.empty())
+            TESSEL_INVALID_INPUT("resume", 0, "--resume needs --checkpoint FILE or --output FILE");
+
+        const auto result = reconstruct(o, MPI_COMM_WORLD, std::cout);
+        if (result.stopped) {
+            std::cout.flush();
+            MPI_Finalize();
+            return 3;
+        }
+    } catch (const PeerFailure&) {
+        MPI_Finalize();
+        return 1;
+    } catch (const tessel::Error& e) {
+        return fail(e.message());
+    } catch (const std::exception& e) {
+        return fail(e.what());
+    }
+    MPI_Finalize();
+    return 0;
+}

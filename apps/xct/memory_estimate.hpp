@@ -1,0 +1,58 @@
+// What a reconstruction will hold in memory, estimated before anything is built, and what
+// would fit under a limit.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "apps/xct/geometry.hpp"
+#include "apps/xct/projector.hpp"
+#include "apps/xct/solver.hpp"
+
+namespace tessel::xct {
+
+/// The inputs of the estimate.
+struct MemoryPlan {
+    size_type nnz = 0;            // nonzeros of A (an upper bound from estimate_nnz)
+    size_type pixels = 0, rays = 0;
+    size_type value_bytes = 4;    // float or double
+    Kernel kernel = Kernel::tiled_ell;
+    int p_data = 1;               // data ranks sharing A
+    size_type k = 1;              // slices per batch on one rank
+    size_type slices = 1;         // all slices (rank 0 keeps the volume)
+    size_type round_slices = 1;   // slices of one round on rank 0 (all batch groups)
+    size_type input_bytes_per_slice = 0;  // raw projections + flats read on rank 0 per slice
+    bool checkpoint = false;
+};
+
+/// Bytes per item on the busiest rank (rank 0), and the peak while building.
+struct MemoryEstimate {
+    std::vector<std::pair<std::string, double>> items;
+    double matrices = 0;   // A and Aᵀ as they stay during the iterations
+    double build_peak = 0; // the largest moment of the build
+    double vectors = 0;    // solver vectors and SpMM buffers
+    double rank0 = 0;      // inputs of one round, the volume, gathered state
+    double total() const;  // max(build_peak, matrices + vectors) + rank0
+};
+
+/// Padding of tiled ELL assumed by the estimate (measured on the MemXCT geometries with
+/// Hilbert order: 5-15%).
+inline constexpr double assumed_padding = 0.25;
+
+MemoryEstimate estimate_memory(const MemoryPlan& plan);
+
+/// The largest k (slices per batch per rank) whose estimate fits `limit` bytes (0 if none).
+size_type max_batch_slices(MemoryPlan plan, double limit);
+/// The smallest number of data ranks (up to `max_ranks`) with k = 1 that fits, or 0 if none.
+int min_data_ranks(MemoryPlan plan, double limit, int max_ranks = 4096);
+
+/// Available memory of this node (MemAvailable of /proc/meminfo), in bytes; 0 if unknown.
+double available_memory();
+
+/// "12.3 GiB", "850 MiB".
+std::string format_bytes(double bytes);
+/// Parses "8G", "512M", "1.5GiB", "100000" (bytes). Throws InvalidInput.
+double parse_bytes(const std::string& text);
+
+}  // namespace tessel::xct

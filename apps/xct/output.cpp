@@ -1,0 +1,86 @@
+// HDF5 volume and PNG previews.
+#include "apps/xct/output.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "core/error.hpp"
+#include "io/hdf5_file.hpp"
+
+namespace tessel::xct {
+
+void write_volume(const std::string& path, const std::vector<float>& volume, size_type slices, size_type n,
+                  const VolumeAttributes& a, const std::vector<std::vector<double>>& histories) {
+    TESSEL_ENSURE_DIMS(static_cast<size_type>(volume.size()) == slices * n * n,
+                       "write_volume: " + std::to_string(volume.size()) + " values for " + std::to_string(slices) +
+                           " slices of " + std::to_string(n) + " x " + std::to_string(n));
+    auto f = io::File::create(path);
+    io::DatasetOptions chunked;
+    chunked.chunk = {1, n, n};
+    f.write(volume_dataset, {slices, n, n}, volume.data(), slices > 0 ? chunked : io::DatasetOptions{});
+    f.write_attribute(volume_dataset, "algorithm", a.algorithm);
+    f.write_attribute(volume_dataset, "iterations", a.iterations);
+    f.write_attribute(volume_dataset, "residuals", a.residuals);
+    f.write_attribute(volume_dataset, "center", a.center);
+    f.write_attribute(volume_dataset, "command_line", a.command_line);
+    f.write_attribute(volume_dataset, "version", a.version);
+    f.write_attribute(volume_dataset, "first_slice", a.first_slice);
+    f.write_attribute(volume_dataset, "axes", "z:y:x");
+    f.write_attribute(volume_dataset, "parameters", a.extra.dump());
+    std::size_t length = 0;
+    for (const auto& h : histories) length = std::max(length, h.size());
+    std::vector<double> padded(histories.size() * length, 0.0);
+    for (std::size_t s = 0; s < histories.size(); ++s)
+        for (std::size_t i = 0; i < length; ++i)
+            padded[s * length + i] = histories[s].empty() ? 0.0 : histories[s][std::min(i, histories[s].size() - 1)];
+    f.write("/exchange/residuals", {static_cast<size_type>(histories.size()), static_cast<size_type>(length)},
+            padded.data());
+    std::vector<std::int64_t> ids(static_cast<std::size_t>(slices));
+    for (size_type s = 0; s < slices; ++s) ids[s] = a.first_slice + s;
+    f.write("/exchange/slices", {slices}, ids.data());
+    f.commit();
+}
+
+std::vector<std::string> write_previews(const std::string& dir, const std::vector<float>& volume, size_type n,
+                                        const std::vector<size_type>& chosen, size_type first_slice,
+                                        io::Colormap colormap) {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) TESSEL_INVALID_INPUT(dir, 0, "cannot create the preview folder: " + ec.message());
+    const size_type slices = n > 0 ? static_cast<size_type>(volume.size()) / (n * n) : 0;
+    std::vector<std::string> paths;
+    for (size_type s : chosen) {
+        if (s < 0 || s >= slices)
+            TESSEL_INVALID_INPUT("png-slices", 0, "slice " + std::to_string(first_slice + s) + " is not reconstructed");
+        char name[64];
+        std::snprintf(name, sizeof(name), "slice_%05lld.png", static_cast<long long>(first_slice + s));
+        const std::string path = (std::filesystem::path(dir) / name).string();
+        io::PngOptions options;
+        options.colormap = colormap;
+        io::write_png(path, volume.data() + s * n * n, n, n, options);
+        paths.push_back(path);
+    }
+    return paths;
+}
+
+std::vector<double> combined_residuals(const std::vector<std::vector<double>>& histories,
+                                       const std::vector<double>& bnorms) {
+    std::size_t length = 0;
+    for (const auto& h : histories) length = std::max(length, h.size());
+    std::vector<double> out(length, 0.0);
+    double total = 0;
+    for (std::size_t s = 0; s < histories.size(); ++s) total += bnorms[s] * bnorms[s];
+    for (std::size_t i = 0; i < length; ++i) {
+        double sum = 0;
+        for (std::size_t s = 0; s < histories.size(); ++s) {
+            if (histories[s].empty()) continue;
+            const double h = histories[s][std::min(i, histories[s].size() - 1)];
+            sum += h * h * bnorms[s] * bnorms[s];
+        }
+        out[i] = total > 0 ? std::sqrt(sum / total) : 0.0;
+    }
+    return out;
+}
+
+}  // namespace tessel::xct

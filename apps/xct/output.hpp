@@ -1,0 +1,47 @@
+// What a reconstruction writes: the HDF5 volume with its attributes and PNG previews.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/types.hpp"
+#include "io/png_writer.hpp"
+
+namespace tessel::xct {
+
+/// Attributes of the volume dataset.
+struct VolumeAttributes {
+    std::string algorithm;
+    std::int64_t iterations = 0;  // the most iterations any slice ran
+    std::vector<double> residuals;  // ‖b - A·x‖/‖b‖ over all slices together, per iteration
+    double center = 0;
+    std::string command_line;
+    std::string version;
+    std::int64_t first_slice = 0;
+    nlohmann::json extra;  // written as the JSON string attribute "parameters"
+};
+
+/// Path of the reconstruction inside the volume file.
+inline constexpr const char* volume_dataset = "/exchange/recon";
+
+/// Writes `volume` (slices x n x n float32, slice-major, row iy of an image is y index iy) to
+/// /exchange/recon with the attributes above, the per-slice residual histories to
+/// /exchange/residuals (slices x length, padded with each slice's last value) and the
+/// absolute slice numbers to /exchange/slices, under a temporary name renamed at the end.
+/// Throws Hdf5Error, InvalidInput.
+void write_volume(const std::string& path, const std::vector<float>& volume, size_type slices, size_type n,
+                  const VolumeAttributes& attributes, const std::vector<std::vector<double>>& histories);
+
+/// Writes dir/slice_<absolute>.png for each chosen slice (indices into the volume), creating
+/// dir. Returns the paths. Throws InvalidInput.
+std::vector<std::string> write_previews(const std::string& dir, const std::vector<float>& volume, size_type n,
+                                        const std::vector<size_type>& chosen, size_type first_slice,
+                                        io::Colormap colormap = io::Colormap::gray);
+
+/// The aggregate residual history: sqrt(Σ_s h_s[i]²·‖b_s‖²)/sqrt(Σ_s ‖b_s‖²) per iteration i.
+std::vector<double> combined_residuals(const std::vector<std::vector<double>>& histories,
+                                       const std::vector<double>& bnorms);
+
+}  // namespace tessel::xct

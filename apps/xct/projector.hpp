@@ -1,0 +1,158 @@
+// The projection operator of a reconstruction: y := A·x and x := Aᵀ·y on K slices at once
+// (the K columns of one SpMM), local (tiled ELL or CSR) or distributed over data ranks.
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/xct/geometry.hpp"
+#include "apps/xct/ordering.hpp"
+#include "apps/xct/system_matrix.hpp"
+#include "core/comm/exchange_executor.hpp"
+#include "core/comm/topology.hpp"
+#include "core/dense.hpp"
+#include "core/dist/sender_multiplies_spmm.hpp"
+#include "core/formats/tiled_ell.hpp"
+#include "core/timer.hpp"
+
+namespace tessel::xct {
+
+/// The local SpMM kernel: tiled ELL (thesis 2.3, the default) or CSR row split (to compare).
+enum class Kernel { tiled_ell, csr };
+std::string_view to_string(Kernel kernel);
+/// "tiled-ell" or "csr"; throws InvalidInput otherwise.
+Kernel parse_kernel(std::string_view name);
+
+/// Counters of the SpMMs run so far.
+struct SpmmStats {
+    size_type forward_calls = 0, backward_calls = 0;
+    double forward_seconds = 0, backward_seconds = 0;
+    double flops = 0;   // 2·nnz·K per SpMM
+    double bytes = 0;   // matrix bytes + K·(cols + rows)·sizeof(value) per SpMM
+    double communicate_seconds = 0;  // reductions of partial results (distributed only)
+    double seconds() const { return forward_seconds + backward_seconds; }
+};
+
+/// A and Aᵀ of this rank. Vectors are row-major with K columns (slices): x has pixels() rows
+/// (this rank's pixels, in ordered positions), y has rays() rows.
+template <typename ValueType>
+class Projector {
+public:
+    virtual ~Projector() = default;
+    virtual size_type pixels() const = 0;
+    virtual size_type rays() const = 0;
+    /// First ordered position of this rank's pixels and rays.
+    virtual size_type first_pixel() const { return 0; }
+    virtual size_type first_ray() const { return 0; }
+    /// y := A·x. x is left unchanged (it may be moved out and back in). Throws DimensionMismatch.
+    virtual void forward(DenseMatrix<ValueType>& x, DenseMatrix<ValueType>& y) = 0;
+    /// x := Aᵀ·y. y is left unchanged. Throws DimensionMismatch.
+    virtual void backward(DenseMatrix<ValueType>& y, DenseMatrix<ValueType>& x) = 0;
+    /// Bytes of A and Aᵀ held here (what one forward + backward pair reads at least once).
+    virtual double matrix_bytes() const = 0;
+    /// Nonzeros of this rank's share of A (the same count is in its share of Aᵀ).
+    virtual size_type nnz() const = 0;
+    /// Sizes, padding, reuse, kernel, for --verbose and the metrics file.
+    virtual nlohmann::json describe() const = 0;
+    const SpmmStats& stats() const { return stats_; }
+    void reset_stats() { stats_ = {}; }
+
+protected:
+    SpmmStats stats_;
+};
+
+/// Options of the operator's storage and kernel.
+struct ProjectorOptions {
+    Kernel kernel = Kernel::tiled_ell;
+    TiledEllConfig tiles{256, 4096};
+    Backend backend = Backend::cpu;
+    int register_factor = 0;  // 0: chosen from K
+};
+
+/// A and Aᵀ of one rank holding every pixel and ray (single rank, or batch-parallel ranks).
+template <typename ValueType>
+class LocalProjector final : public Projector<ValueType> {
+public:
+    /// Takes the CSR rows of A (all rays) and forms Aᵀ (parallel transpose) and, for the tiled
+    /// kernel, both tiled ELL forms (freeing the CSR copies as it goes). `times` gets
+    /// "build" for the conversions.
+    LocalProjector(Csr<ValueType, Index> a, const ProjectorOptions& options, PhaseTimes* times = nullptr);
+    size_type pixels() const override { return pixels_; }
+    size_type rays() const override { return rays_; }
+    void forward(DenseMatrix<ValueType>& x, DenseMatrix<ValueType>& y) override;
+    void backward(DenseMatrix<ValueType>& y, DenseMatrix<ValueType>& x) override;
+    double matrix_bytes() const override;
+    size_type nnz() const override { return nnz_; }
+    nlohmann::json describe() const override;
+    const TiledEll<ValueType, Index>& a_tiled() const { return a_ell_; }
+    const TiledEll<ValueType, Index>& at_tiled() const { return at_ell_; }
+
+private:
+    void run(bool transposed, DenseMatrix<ValueType>& in, DenseMatrix<ValueType>& out);
+
+    ProjectorOptions options_;
+    size_type pixels_ = 0, rays_ = 0, nnz_ = 0;
+    Csr<ValueType, Index> a_csr_, at_csr_;             // kernel csr
+    TiledEll<ValueType, Index> a_ell_, at_ell_;        // kernel tiled_ell
+};
+
+/// Builds A for every ray of `ordering` (two-pass, parallel) and the local operator.
+template <typename ValueType>
+std::unique_ptr<LocalProjector<ValueType>> make_local_projector(const Geometry& geometry,
+                                                                const Ordering& ordering,
+                                                                const ProjectorOptions& options,
+                                                                PhaseTimes* times = nullptr);
+
+/// How the distributed operator reduces partial results.
+struct DistributedOptions {
+    bool hierarchical = true;
+    size_type minibatch = 0;  // columns per minibatch (0: all K)
+    bool pipelined = true;
+    comm::ExchangeMethod method = comm::ExchangeMethod::point_to_point;
+    Backend backend = Backend::cpu;
+};
+
+/// MemXCT data parallelism: data rank d owns a contiguous run of ordered pixels and of ordered
+/// rays (each balanced by nonzeros) and multiplies as a sender: forward, its columns of A
+/// (the rays through its pixels) give partial rays that are reduced into their owners; backward
+/// the same with Aᵀ. Reductions are core/dist's sender-multiplies SpMM (direct or hierarchical,
+/// pipelined minibatches). Build, collective over `data_comm`: rays counted in an even split and
+/// shared, ray ranges cut by nonzeros, each rank traces its own rays (two-pass, parallel),
+/// pixel ranges cut by the summed column counts, the entries sent to the owners of their
+/// pixels (MPI_Alltoallv), footprints shared, plans made by partition.
+template <typename ValueType>
+class DistributedProjector final : public Projector<ValueType> {
+public:
+    DistributedProjector(MPI_Comm data_comm, const comm::Topology& topology, const Geometry& geometry,
+                         const Ordering& ordering, size_type k, const DistributedOptions& options,
+                         PhaseTimes* times = nullptr);
+    size_type pixels() const override { return pixel_offsets_[rank_ + 1] - pixel_offsets_[rank_]; }
+    size_type rays() const override { return ray_offsets_[rank_ + 1] - ray_offsets_[rank_]; }
+    size_type first_pixel() const override { return pixel_offsets_[rank_]; }
+    size_type first_ray() const override { return ray_offsets_[rank_]; }
+    void forward(DenseMatrix<ValueType>& x, DenseMatrix<ValueType>& y) override;
+    void backward(DenseMatrix<ValueType>& y, DenseMatrix<ValueType>& x) override;
+    double matrix_bytes() const override;
+    size_type nnz() const override { return nnz_; }
+    nlohmann::json describe() const override;
+    const std::vector<size_type>& pixel_offsets() const { return pixel_offsets_; }
+    const std::vector<size_type>& ray_offsets() const { return ray_offsets_; }
+
+private:
+    void run(dist::SenderMultipliesSpmm<ValueType, Index>& op, DenseMatrix<ValueType>& in,
+             DenseMatrix<ValueType>& out, bool backward);
+
+    int rank_ = 0, size_ = 1;
+    size_type k_ = 0, nnz_ = 0, fwd_rows_ = 0, bwd_rows_ = 0;
+    std::vector<size_type> pixel_offsets_, ray_offsets_;
+    std::unique_ptr<dist::SenderMultipliesSpmm<ValueType, Index>> fwd_, bwd_;
+    dist::DenseBlocks<ValueType> in_, out_;
+    nlohmann::json info_;
+};
+
+}  // namespace tessel::xct

@@ -1,0 +1,81 @@
+// One reconstruction from inputs to outputs (the data flow of ARCHITECTURE.md): read and
+// preprocess, order the domains, build A and Aᵀ, iterate K slices at a time over batch and data
+// ranks, checkpoint, write the volume, previews and metrics.
+#pragma once
+
+#include <mpi.h>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/xct/memory_estimate.hpp"
+#include "apps/xct/ordering.hpp"
+#include "apps/xct/projector.hpp"
+#include "apps/xct/sinogram_source.hpp"
+#include "apps/xct/solver.hpp"
+#include "core/comm/exchange_executor.hpp"
+#include "io/png_writer.hpp"
+
+namespace tessel::xct {
+
+struct ReconstructOptions {
+    InputOptions input;
+    SolverOptions solver;
+    bool double_precision = false;
+    DomainOrder order = DomainOrder::hilbert;
+    size_type tile = 32;  // Hilbert tile (power of two)
+    ProjectorOptions projector;
+    // Ranks: data ranks split A (0: as few as fit in memory), the rest split the slices.
+    int data_ranks = 0;
+    std::string topology = "flat";
+    bool hierarchical = true;
+    size_type minibatch = 0;
+    bool pipelined = true;
+    comm::ExchangeMethod exchange = comm::ExchangeMethod::point_to_point;
+    // Memory: limit per rank in bytes (0: available memory / ranks on the node).
+    double memory_limit = 0;
+    size_type batch_slices = 0;  // slices per batch on one rank (0: as many as fit)
+    bool dry_run = false;
+    // Checkpoints.
+    std::string checkpoint_path;
+    int checkpoint_every = 0;
+    bool resume = false;
+    int stop_after = 0;  // stop (as if killed) after this many iterations in all; 0: never
+    // Outputs.
+    std::string output;           // HDF5 volume
+    std::string png_dir;
+    std::vector<size_type> png_slices;  // absolute slice numbers (empty: the middle one)
+    io::Colormap colormap = io::Colormap::gray;
+    std::string metrics_path;
+    std::string save_sinogram;    // writes <prefix>.sino and <prefix>.theta (raw MemXCT files)
+    std::string command_line;
+    bool quiet = false;
+    bool verbose = false;
+};
+
+struct ReconstructResult {
+    bool dry_run = false;
+    bool stopped = false;  // by stop_after
+    InputInfo info;
+    MemoryEstimate estimate;
+    double memory_limit = 0;
+    int p_data = 1, p_batch = 1;
+    size_type batch_slices = 1;
+    // On world rank 0 only:
+    std::vector<float> volume;                    // slices x n x n
+    std::vector<std::vector<double>> histories;   // per slice
+    std::vector<double> residuals;                // all slices together
+    std::vector<double> psnr;                     // phantom: per slice
+    int iterations = 0;
+    nlohmann::json metrics;
+};
+
+/// Runs the reconstruction on every rank of `world` (collective). Progress and summaries go
+/// to `log` on rank 0 unless options.quiet. Throws InvalidInput, OutOfMemoryBudget (with what
+/// would fit), Hdf5Error, MpiError, PeerFailure (ranks other than 0 when rank 0 failed).
+ReconstructResult reconstruct(const ReconstructOptions& options, MPI_Comm world, std::ostream& log);
+
+}  // namespace tessel::xct

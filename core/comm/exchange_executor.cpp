@@ -1,0 +1,209 @@
+// Exchange steps: pack rows, non-blocking sends/receives (or a neighbourhood collective),
+// add the rows that stay and, on completion, the rows that arrived.
+#include "core/comm/exchange_executor.hpp"
+
+#include <algorithm>
+#include <string>
+
+#include "core/comm/mpi_check.hpp"
+#include "core/error.hpp"
+
+namespace tessel::comm {
+
+std::string_view to_string(ExchangeMethod method) {
+    return method == ExchangeMethod::point_to_point ? "p2p" : "neighbor";
+}
+
+ExchangeMethod parse_exchange_method(std::string_view name) {
+    if (name == "p2p") return ExchangeMethod::point_to_point;
+    if (name == "neighbor") return ExchangeMethod::neighbor_collective;
+    TESSEL_INVALID_INPUT("exchange method", 0,
+                         "unknown method \"" + std::string(name) + "\" (p2p, neighbor)");
+}
+
+namespace {
+
+// Tags keep the steps apart; messages of one step between two ranks never overtake.
+constexpr int tag_base = 7100;
+
+}  // namespace
+
+template <typename V>
+ExchangeExecutor<V>::ExchangeExecutor(MPI_Comm comm, ExchangePlan plan, const Topology& topology,
+                                      ExchangeMethod method)
+    : comm_(Communicator::dup(comm)), plan_(std::move(plan)), method_(method),
+      rank_(rank_of(comm)), counters_(topology, rank_) {
+    TESSEL_ENSURE_DIMS(topology.ranks() == size_of(comm),
+                       "exchange: topology has " + std::to_string(topology.ranks()) +
+                           " ranks, communicator " + std::to_string(size_of(comm)));
+    plan_.validate(size_of(comm), rank_);
+    if (method_ == ExchangeMethod::neighbor_collective)
+        for (const auto& st : plan_.steps) {
+            const int dummy = 0;
+            MPI_Comm graph = MPI_COMM_NULL;
+            TESSEL_MPI_CHECK(MPI_Dist_graph_create_adjacent(
+                comm_.get(), static_cast<int>(st.recv_peers.size()),
+                st.recv_peers.empty() ? &dummy : st.recv_peers.data(), MPI_UNWEIGHTED,
+                static_cast<int>(st.send_peers.size()),
+                st.send_peers.empty() ? &dummy : st.send_peers.data(), MPI_UNWEIGHTED,
+                MPI_INFO_NULL, 0, &graph));
+            graphs_.emplace_back(graph);
+        }
+}
+
+template <typename V>
+ExchangeExecutor<V>::~ExchangeExecutor() = default;
+
+template <typename V>
+void ExchangeExecutor<V>::start(int step, DenseView<const V> in, DenseView<V> out,
+                                Pending& pending) {
+    TESSEL_ENSURE_DIMS(step >= 0 && step < num_steps(), "exchange: no step " + std::to_string(step));
+    TESSEL_ENSURE_DIMS(!pending.active(), "exchange: this Pending is still in flight");
+    const auto& st = plan_.steps[step];
+    const size_type w = in.cols;
+    TESSEL_ENSURE_DIMS(in.rows == st.in_rows && out.rows == st.out_rows && out.cols == w,
+                       "exchange step " + std::to_string(step) + ": buffers are " +
+                           std::to_string(in.rows) + "x" + std::to_string(in.cols) + " and " +
+                           std::to_string(out.rows) + "x" + std::to_string(out.cols) +
+                           ", plan needs " + std::to_string(st.in_rows) + " and " +
+                           std::to_string(st.out_rows) + " rows of one width");
+    TESSEL_ENSURE_DIMS(in.layout == Layout::row_major && out.layout == Layout::row_major,
+                       "exchange: buffers must be row-major");
+    const MPI_Datatype type = mpi_datatype<V>();
+    pending.step_ = step;
+    pending.completed_ = false;
+    pending.width_ = w;
+    pending.out_ = out;
+    pending.recv_.resize(static_cast<std::size_t>(st.rows_received() * w));
+    pending.send_.resize(static_cast<std::size_t>(st.rows_sent() * w));
+    pending.requests_.clear();
+
+    // Pack the rows that leave, peer by peer.
+    for (size_type e = 0; e < st.rows_sent(); ++e)
+        std::copy_n(in.data + st.send_rows[e] * in.ld, w, pending.send_.data() + e * w);
+
+    if (method_ == ExchangeMethod::point_to_point) {
+        pending.requests_.reserve(st.recv_peers.size() + st.send_peers.size());
+        for (std::size_t q = 0; q < st.recv_peers.size(); ++q) {
+            MPI_Request req;
+            TESSEL_MPI_CHECK(MPI_Irecv(pending.recv_.data() + st.recv_displ[q] * w,
+                                       mpi_count((st.recv_displ[q + 1] - st.recv_displ[q]) * w),
+                                       type, st.recv_peers[q], tag_base + step, comm_.get(), &req));
+            pending.requests_.push_back(req);
+        }
+        for (std::size_t q = 0; q < st.send_peers.size(); ++q) {
+            const size_type count = (st.send_displ[q + 1] - st.send_displ[q]) * w;
+            MPI_Request req;
+            TESSEL_MPI_CHECK(MPI_Isend(pending.send_.data() + st.send_displ[q] * w, mpi_count(count),
+                                       type, st.send_peers[q], tag_base + step, comm_.get(), &req));
+            pending.requests_.push_back(req);
+            counters_.add_sent(st.send_peers[q], count * static_cast<size_type>(sizeof(V)));
+        }
+    } else {
+        std::vector<int> scounts(st.send_peers.size()), sdispl(st.send_peers.size());
+        std::vector<int> rcounts(st.recv_peers.size()), rdispl(st.recv_peers.size());
+        for (std::size_t q = 0; q < st.send_peers.size(); ++q) {
+            scounts[q] = mpi_count((st.send_displ[q + 1] - st.send_displ[q]) * w);
+            sdispl[q] = mpi_count(st.send_displ[q] * w);
+            counters_.add_sent(st.send_peers[q], size_type(scounts[q]) * size_type(sizeof(V)));
+        }
+        for (std::size_t q = 0; q < st.recv_peers.size(); ++q) {
+            rcounts[q] = mpi_count((st.recv_displ[q + 1] - st.recv_displ[q]) * w);
+            rdispl[q] = mpi_count(st.recv_displ[q] * w);
+        }
+        MPI_Request req;
+        TESSEL_MPI_CHECK(MPI_Ineighbor_alltoallv(pending.send_.data(), scounts.data(), sdispl.data(),
+                                                 type, pending.recv_.data(), rcounts.data(),
+                                                 rdispl.data(), type, graphs_[step].get(), &req));
+        pending.requests_.push_back(req);
+    }
+
+    // The rows that stay: out := 0, then the local part of the sum.
+    for (size_type i = 0; i < out.rows; ++i) std::fill_n(out.data + i * out.ld, w, V{0});
+    for (std::size_t e = 0; e < st.self_in.size(); ++e) {
+        const V* src = in.data + st.self_in[e] * in.ld;
+        V* dst = out.data + st.self_out[e] * out.ld;
+        for (size_type j = 0; j < w; ++j) dst[j] += src[j];
+    }
+}
+
+template <typename V>
+void ExchangeExecutor<V>::account(Pending& pending, std::vector<MPI_Status>& statuses) {
+    // Received bytes: from the statuses (point-to-point), from the posted counts (neighbourhood).
+    const auto& st = plan_.steps[pending.step_];
+    for (std::size_t q = 0; q < st.recv_peers.size(); ++q) {
+        size_type count = (st.recv_displ[q + 1] - st.recv_displ[q]) * pending.width_;
+        if (method_ == ExchangeMethod::point_to_point) {
+            int got = 0;
+            TESSEL_MPI_CHECK(MPI_Get_count(&statuses[q], mpi_datatype<V>(), &got));
+            count = got;
+        }
+        counters_.add_received(st.recv_peers[q], count * static_cast<size_type>(sizeof(V)));
+    }
+    pending.requests_.clear();
+    pending.completed_ = true;
+}
+
+template <typename V>
+bool ExchangeExecutor<V>::test(Pending& pending) {
+    if (!pending.active()) return true;
+    if (pending.completed_) return true;
+    int done = 0;
+    std::vector<MPI_Status> statuses(pending.requests_.size());
+    // MPI_Testall changes nothing unless every request has completed.
+    TESSEL_MPI_CHECK(MPI_Testall(static_cast<int>(pending.requests_.size()),
+                                 pending.requests_.data(), &done, statuses.data()));
+    if (done) account(pending, statuses);
+    return done != 0;
+}
+
+template <typename V>
+void ExchangeExecutor<V>::finish(Pending& pending) {
+    if (!pending.active()) return;
+    if (!pending.completed_) {
+        std::vector<MPI_Status> statuses(pending.requests_.size());
+        TESSEL_MPI_CHECK(MPI_Waitall(static_cast<int>(pending.requests_.size()),
+                                     pending.requests_.data(), statuses.data()));
+        account(pending, statuses);
+    }
+    const auto& st = plan_.steps[pending.step_];
+    const size_type w = pending.width_;
+    DenseView<V> out = pending.out_;
+    for (size_type e = 0; e < st.rows_received(); ++e) {
+        const V* src = pending.recv_.data() + e * w;
+        V* dst = out.data + st.recv_rows[e] * out.ld;
+        for (size_type j = 0; j < w; ++j) dst[j] += src[j];
+    }
+    pending.step_ = -1;
+    pending.completed_ = false;
+}
+
+template <typename V>
+void ExchangeExecutor<V>::run_step(int step, DenseView<const V> in, DenseView<V> out) {
+    Pending pending;
+    start(step, in, out, pending);
+    finish(pending);
+}
+
+template <typename V>
+void ExchangeExecutor<V>::run(DenseView<const V> in, DenseView<V> out) {
+    TESSEL_ENSURE_DIMS(num_steps() > 0, "exchange: the plan has no steps");
+    const size_type w = in.cols;
+    DenseView<const V> current = in;
+    for (int s = 0; s < num_steps(); ++s) {
+        if (s + 1 == num_steps()) {
+            run_step(s, current, out);
+        } else {
+            auto& buffer = scratch_[s % 2];
+            buffer.resize(static_cast<std::size_t>(plan_.steps[s].out_rows * w));
+            DenseView<V> next(buffer.data(), plan_.steps[s].out_rows, w);
+            run_step(s, current, next);
+            current = next;
+        }
+    }
+}
+
+template class ExchangeExecutor<float>;
+template class ExchangeExecutor<double>;
+
+}  // namespace tessel::comm

@@ -1,0 +1,91 @@
+// Runs ExchangePlans on dense row buffers with non-blocking MPI: point-to-point
+// (MPI_Isend/MPI_Irecv) or a neighbourhood collective (MPI_Ineighbor_alltoallv).
+#pragma once
+
+#include <mpi.h>
+
+#include <string_view>
+#include <vector>
+
+#include "core/aligned_allocator.hpp"
+#include "core/comm/comm_counters.hpp"
+#include "core/comm/exchange_plan.hpp"
+#include "core/comm/mpi_types.hpp"
+#include "core/dense.hpp"
+
+namespace tessel::comm {
+
+/// How the messages of a step are handed to MPI.
+enum class ExchangeMethod {
+    point_to_point,      // one MPI_Isend / MPI_Irecv per peer
+    neighbor_collective  // MPI_Ineighbor_alltoallv on a graph communicator per step
+};
+
+std::string_view to_string(ExchangeMethod method);
+/// "p2p" or "neighbor"; throws InvalidInput otherwise.
+ExchangeMethod parse_exchange_method(std::string_view name);
+
+/// Executes one rank's ExchangePlan on row-major buffers of any width w (the same w for the
+/// input and output of a step). Construction is collective over `comm` (it duplicates the
+/// communicator, and builds one graph communicator per step for the neighbourhood method), so
+/// every rank's plan must have the same number of steps. Bytes are counted per level when
+/// handed to MPI (sent) and from the receive statuses (received, point-to-point).
+template <typename ValueType>
+class ExchangeExecutor {
+public:
+    /// One step in flight: its own send/receive buffers and requests, so that several
+    /// (for example consecutive minibatches) may be in flight at once.
+    class Pending {
+    public:
+        bool active() const { return step_ >= 0; }
+
+    private:
+        friend class ExchangeExecutor;
+        int step_ = -1;
+        bool completed_ = false;
+        size_type width_ = 0;
+        DenseView<ValueType> out_;
+        std::vector<ValueType, AlignedAllocator<ValueType>> send_, recv_;
+        std::vector<MPI_Request> requests_;
+    };
+
+    /// `topology` describes the ranks of `comm`. Throws InvalidInput (plan), MpiError.
+    ExchangeExecutor(MPI_Comm comm, ExchangePlan plan, const Topology& topology,
+                     ExchangeMethod method = ExchangeMethod::point_to_point);
+    ~ExchangeExecutor();
+    ExchangeExecutor(const ExchangeExecutor&) = delete;
+    ExchangeExecutor& operator=(const ExchangeExecutor&) = delete;
+
+    const ExchangePlan& plan() const { return plan_; }
+    int num_steps() const { return static_cast<int>(plan_.steps.size()); }
+    ExchangeMethod method() const { return method_; }
+
+    /// Starts step `step`: posts the receives, packs and sends, and sets
+    /// out := (the rows that stay here). `in` must stay valid only during the call, `out`
+    /// until finish(). Throws DimensionMismatch (buffer shapes), MpiError.
+    void start(int step, DenseView<const ValueType> in, DenseView<ValueType> out, Pending& pending);
+    /// Lets MPI progress the step without blocking; true when all its messages are done.
+    bool test(Pending& pending);
+    /// Waits for the step and adds the received rows into `out`. Throws MpiError.
+    void finish(Pending& pending);
+    /// start + finish.
+    void run_step(int step, DenseView<const ValueType> in, DenseView<ValueType> out);
+    /// All steps, with intermediate buffers of the same width: out := plan(in).
+    void run(DenseView<const ValueType> in, DenseView<ValueType> out);
+
+    CommCounters& counters() { return counters_; }
+    const CommCounters& counters() const { return counters_; }
+
+private:
+    void account(Pending& pending, std::vector<MPI_Status>& statuses);
+
+    Communicator comm_;
+    std::vector<Communicator> graphs_;  // neighbourhood method: one per step
+    ExchangePlan plan_;
+    ExchangeMethod method_;
+    int rank_ = 0;
+    CommCounters counters_;
+    std::vector<ValueType, AlignedAllocator<ValueType>> scratch_[2];
+};
+
+}  // namespace tessel::comm

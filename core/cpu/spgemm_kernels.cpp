@@ -1,0 +1,803 @@
+// OpenMP SpGEMM, Gustavson's row-wise algorithm in two phases (Deveci et al. 2018): the
+// symbolic phase sizes the rows of C (on B packed into bit sets when that pays), the numeric
+// phase fills them; both run over flop-balanced row blocks with dynamic scheduling and
+// per-thread accumulators taken from memory pools, with no allocation inside the row loops.
+#include <omp.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "core/cpu/spgemm_accumulators.hpp"
+#include "core/cpu/spgemm_compression.hpp"
+#include "core/cpu/spgemm_memory_pool.hpp"
+#include "core/cpu/spgemm_meta.hpp"
+#include "core/error.hpp"
+#include "core/instantiate.hpp"
+#include "core/kernels/spgemm.hpp"
+
+namespace tessel::cpu {
+
+namespace {
+
+using spgemm_detail::DenseBitsets;
+using spgemm_detail::DenseMarker;
+using spgemm_detail::NoPayload;
+using spgemm_detail::TwoLevelHash;
+
+template <typename V, typename I>
+void check_operands(const Csr<V, I>& a, const Csr<V, I>& b, const char* what) {
+    TESSEL_ENSURE_DIMS(a.cols() == b.rows(), std::string(what) + ": A is " +
+                                                 std::to_string(a.rows()) + "x" +
+                                                 std::to_string(a.cols()) + ", B is " +
+                                                 std::to_string(b.rows()) + "x" +
+                                                 std::to_string(b.cols()));
+}
+
+template <typename V, typename I>
+void check_plan(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b, const char* what) {
+    check_operands(a, b, what);
+    if (plan.rows != a.rows() || plan.inner != a.cols() || plan.cols != b.cols() ||
+        plan.a_nnz != a.nnz() || plan.b_nnz != b.nnz() ||
+        static_cast<size_type>(plan.row_ptr.size()) != plan.rows + 1)
+        TESSEL_INVALID_INPUT(std::string(what), 0,
+                             "the plan was made for other operands (plan: " +
+                                 std::to_string(plan.rows) + "x" + std::to_string(plan.inner) +
+                                 " times " + std::to_string(plan.inner) + "x" +
+                                 std::to_string(plan.cols) + ", nnz " + std::to_string(plan.a_nnz) +
+                                 " and " + std::to_string(plan.b_nnz) + ")");
+}
+
+// x[0..n) := its inclusive prefix sums; long arrays in two parallel passes.
+void inclusive_scan(size_type* x, size_type n, int threads) {
+    if (n < (1 << 16) || threads == 1) {
+        for (size_type i = 1; i < n; ++i) x[i] += x[i - 1];
+        return;
+    }
+    std::vector<size_type> offset(static_cast<std::size_t>(threads) + 1, 0);
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num(), parts = omp_get_num_threads();
+        const size_type begin = n * t / parts, end = n * (t + 1) / parts;
+        size_type sum = 0;
+        for (size_type i = begin; i < end; ++i) sum += x[i];
+        offset[t + 1] = sum;
+#pragma omp barrier
+#pragma omp single
+        for (int u = 0; u < parts; ++u) offset[u + 1] += offset[u];
+        size_type run = offset[t];
+        for (size_type i = begin; i < end; ++i) x[i] = run += x[i];
+    }
+}
+
+// Multiplications per row (and insertions per row once B is packed into bit sets).
+struct RowFlops {
+    std::vector<size_type> plain, packed;
+    size_type plain_total = 0, packed_total = 0, plain_max = 0, packed_max = 0;
+};
+
+template <typename V, typename I>
+RowFlops count_row_flops(const Csr<V, I>& a, const Csr<V, I>& b,
+                         const std::vector<size_type>* packed_lengths, int threads) {
+    RowFlops r;
+    const size_type m = a.rows();
+    r.plain.resize(static_cast<std::size_t>(m));
+    if (packed_lengths) r.packed.resize(static_cast<std::size_t>(m));
+    const size_type* arp = a.row_ptr().data();
+    const I* acol = a.col_idx().data();
+    const size_type* brp = b.row_ptr().data();
+    const size_type* plen = packed_lengths ? packed_lengths->data() : nullptr;
+    size_type pt = 0, qt = 0, pm = 0, qm = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : pt, qt) \
+    reduction(max : pm, qm)
+    for (size_type i = 0; i < m; ++i) {
+        size_type f = 0, q = 0;
+        for (size_type e = arp[i]; e < arp[i + 1]; ++e) {
+            const I j = acol[e];
+            f += brp[j + 1] - brp[j];
+            if (plen) q += plen[j];
+        }
+        r.plain[i] = f;
+        pt += f;
+        pm = std::max(pm, f);
+        if (plen) {
+            r.packed[i] = q;
+            qt += q;
+            qm = std::max(qm, q);
+        }
+    }
+    r.plain_total = pt;
+    r.packed_total = qt;
+    r.plain_max = pm;
+    r.packed_max = qm;
+    return r;
+}
+
+// Row blocks of about equal cost (flops plus a per-row overhead), several per thread so that
+// dynamic scheduling evens out what the estimate misses (power-law rows).
+std::vector<size_type> balanced_blocks(const std::vector<size_type>& flops, int threads) {
+    const size_type m = static_cast<size_type>(flops.size());
+    constexpr size_type row_overhead = 4;
+    std::vector<size_type> prefix(static_cast<std::size_t>(m) + 1, 0);
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (size_type i = 0; i < m; ++i) prefix[i + 1] = flops[i] + row_overhead;
+    inclusive_scan(prefix.data() + 1, m, threads);
+    const size_type blocks = std::max<size_type>(1, std::min<size_type>(m, 32 * threads));
+    std::vector<size_type> bounds{0};
+    for (size_type t = 1; t < blocks; ++t) {
+        const size_type target = prefix[m] / blocks * t + prefix[m] % blocks * t / blocks;
+        const size_type row = std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin();
+        if (row > bounds.back() && row < m) bounds.push_back(row);
+    }
+    bounds.push_back(m);
+    return bounds;
+}
+
+// A pool chunk held for the life of a parallel region.
+class PoolChunk {
+public:
+    PoolChunk(SpgemmMemoryPool& pool, size_type thread) : pool_(pool), p_(pool.acquire(thread)) {}
+    PoolChunk(PoolChunk&& other) noexcept : pool_(other.pool_), p_(std::exchange(other.p_, nullptr)) {}
+    ~PoolChunk() {
+        if (p_) pool_.release(p_);
+    }
+    PoolChunk(const PoolChunk&) = delete;
+    PoolChunk& operator=(const PoolChunk&) = delete;
+    PoolChunk& operator=(PoolChunk&&) = delete;
+    template <typename T>
+    T* as() const {
+        return static_cast<T*>(p_);
+    }
+
+private:
+    SpgemmMemoryPool& pool_;
+    void* p_;
+};
+
+// Runs row(state, i) for every row, blocks handed out dynamically; make_state(thread) builds
+// a thread's accumulator once per region.
+template <typename MakeState, typename Row>
+void for_each_row(const std::vector<size_type>& blocks, int threads, MakeState&& make_state,
+                  Row&& row) {
+    const size_type nblocks = static_cast<size_type>(blocks.size()) - 1;
+#pragma omp parallel num_threads(threads)
+    {
+        auto state = make_state(static_cast<size_type>(omp_get_thread_num()));
+#pragma omp for schedule(dynamic, 1)
+        for (size_type blk = 0; blk < nblocks; ++blk)
+            for (size_type i = blocks[blk]; i < blocks[blk + 1]; ++i) row(*state, i);
+    }
+}
+
+// Level-1 hash tables are kept empty between rows; a fresh chunk is emptied once.
+template <typename Slot>
+Slot* empty_slots(Slot* slots, size_type n) {
+    for (size_type h = 0; h < n; ++h) slots[h].key = decltype(slots[h].key)(-1);
+    return slots;
+}
+
+template <typename Table>
+std::unique_ptr<SpgemmMemoryPool> l2_pool_for(size_type longest, size_type l1_slots, int threads,
+                                              size_type& l2_slots) {
+    l2_slots = 0;
+    if (longest <= l1_slots / 2) return nullptr;
+    l2_slots = next_pow2(2 * longest);
+    return std::make_unique<SpgemmMemoryPool>(threads, l2_slots * sizeof(typename Table::Slot));
+}
+
+// Sorts a row's (column, value) pairs by column.
+template <typename I, typename V>
+void sort_row(I* col, V* val, size_type n, std::vector<std::pair<I, V>>& buffer) {
+    if (n <= 32) {
+        for (size_type s = 1; s < n; ++s) {
+            const I c = col[s];
+            const V v = val[s];
+            size_type t = s;
+            for (; t > 0 && col[t - 1] > c; --t) {
+                col[t] = col[t - 1];
+                val[t] = val[t - 1];
+            }
+            col[t] = c;
+            val[t] = v;
+        }
+        return;
+    }
+    buffer.resize(static_cast<std::size_t>(n));
+    for (size_type t = 0; t < n; ++t) buffer[t] = {col[t], val[t]};
+    std::sort(buffer.begin(), buffer.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (size_type t = 0; t < n; ++t) {
+        col[t] = buffer[t].first;
+        val[t] = buffer[t].second;
+    }
+}
+
+// ---- row traversal ---------------------------------------------------------------------
+
+// Raw pointers of A and B (or of B's bit sets), copied by value into the row kernels so that
+// they stay in registers.
+template <typename V, typename I, typename BIndex = I, typename BValue = V>
+struct Operands {
+    const size_type* arp;
+    const I* acol;
+    const V* aval;
+    size_type a_nnz;
+    const size_type* brp;
+    const BIndex* bcol;
+    const BValue* bval;
+};
+
+template <typename V, typename I>
+Operands<V, I> operands(const Csr<V, I>& a, const Csr<V, I>& b) {
+    return {a.row_ptr().data(), a.col_idx().data(), a.values().data(), a.nnz(),
+            b.row_ptr().data(), b.col_idx().data(), b.values().data()};
+}
+
+// Rows of B are read in the order A's columns name them, which is random for most inputs:
+// prefetch the row that A's entry `distance` places ahead will need (A's entries run on
+// across its rows, so this also covers the start of the next row).
+inline constexpr size_type prefetch_distance = 4;
+
+// Calls f(begin, end, a_value) with the entry range of B's row j for every entry A(i, j).
+template <typename Ops, typename F>
+[[gnu::always_inline]] inline void for_each_b_row(const Ops& op, size_type i, F&& f) {
+    const size_type end = op.arp[i + 1];
+    for (size_type e = op.arp[i]; e < end; ++e) {
+        if (e + 2 * prefetch_distance < op.a_nnz)
+            __builtin_prefetch(op.brp + op.acol[e + 2 * prefetch_distance]);
+        if (e + prefetch_distance < op.a_nnz) {
+            const size_type ahead = op.brp[op.acol[e + prefetch_distance]];
+            __builtin_prefetch(op.bcol + ahead);
+            __builtin_prefetch(op.bval + ahead);
+        }
+        const auto j = op.acol[e];
+        f(op.brp[j], op.brp[j + 1], op.aval[e]);
+    }
+}
+
+// ---- symbolic phase --------------------------------------------------------------------
+
+// What a symbolic pass needs besides A and B.
+template <typename I>
+struct SymbolicInput {
+    const BitsetRows<I>* packed = nullptr;  // B as bit sets, or nullptr
+    const std::vector<size_type>* bound = nullptr;  // insertions per row (plain or packed)
+    size_type longest = 0;                          // largest bound, capped by the sets/cols
+    SpgemmAccumulator accumulator = SpgemmAccumulator::hash;
+    size_type l1_slots = spgemm_hash_l1_slots;
+    std::vector<size_type> blocks;
+    int threads = 1;
+};
+
+// One symbolic pass: the size of every row into count[i], and with Fill its columns into
+// out + row_ptr[i] (the boolean product).
+template <bool Fill, typename V, typename I>
+void symbolic_pass(const Csr<V, I>& a, const Csr<V, I>& b, const SymbolicInput<I>& in,
+                   size_type* count, I* out, const size_type* row_ptr, bool sort) {
+    const size_type k = b.cols();
+    const size_type* bound = in.bound->data();
+    const int threads = in.threads;
+    auto finish = [count, out, row_ptr, sort](size_type i, size_type n) {
+        count[i] = n;
+        if constexpr (Fill)
+            if (sort) std::sort(out + row_ptr[i], out + row_ptr[i] + n);
+    };
+    // Writes the columns of a packed word.
+    auto expand = [](I set, std::uint32_t bits, I* dst) {
+        size_type n = 0;
+        while (bits) {
+            dst[n++] = static_cast<I>(set * 32 + std::countr_zero(bits));
+            bits &= bits - 1;
+        }
+    };
+
+    if (in.packed == nullptr) {
+        const Operands<V, I> op = operands(a, b);
+        if (in.accumulator == SpgemmAccumulator::dense) {
+            SpgemmMemoryPool pool(threads, k * sizeof(std::uint32_t));
+            struct State {
+                PoolChunk chunk;
+                DenseMarker marker;
+            };
+            for_each_row(
+                in.blocks, threads,
+                [&](size_type t) {
+                    PoolChunk chunk(pool, t);
+                    DenseMarker marker(chunk.as<std::uint32_t>(), k);
+                    return std::unique_ptr<State>(new State{std::move(chunk), marker});
+                },
+                [op, out, row_ptr, &finish](State& s, size_type i) {
+                    s.marker.begin_row();
+                    I* dst = Fill ? out + row_ptr[i] : nullptr;
+                    size_type n = 0;
+                    const I* bcol = op.bcol;
+                    for_each_b_row(op, i, [&](size_type fb, size_type fe, V) {
+                        for (size_type f = fb; f < fe; ++f) {
+                            const I c = bcol[f];
+                            if (s.marker.insert(c)) {
+                                if constexpr (Fill) dst[n] = c;
+                                ++n;
+                            }
+                        }
+                    });
+                    finish(i, n);
+                });
+        } else {
+            using Table = TwoLevelHash<I, NoPayload>;
+            SpgemmMemoryPool l1_pool(threads, in.l1_slots * sizeof(typename Table::Slot));
+            size_type l2_slots = 0;
+            auto l2_pool = l2_pool_for<Table>(in.longest, in.l1_slots, threads, l2_slots);
+            struct State {
+                PoolChunk chunk;
+                Table table;
+            };
+            for_each_row(
+                in.blocks, threads,
+                [&](size_type t) {
+                    PoolChunk chunk(l1_pool, t);
+                    auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), in.l1_slots);
+                    return std::unique_ptr<State>(new State{
+                        std::move(chunk), Table(l1, in.l1_slots, l2_pool.get(), l2_slots, t)});
+                },
+                [op, out, row_ptr, bound, k, &finish](State& s, size_type i) {
+                    s.table.begin_row(std::min(bound[i], k));
+                    I* dst = Fill ? out + row_ptr[i] : nullptr;
+                    size_type n = 0;
+                    const I* bcol = op.bcol;
+                    for_each_b_row(op, i, [&](size_type fb, size_type fe, V) {
+                        for (size_type f = fb; f < fe; ++f) {
+                            bool fresh;
+                            s.table.insert(bcol[f], fresh);
+                            if (fresh) {
+                                if constexpr (Fill) dst[n] = bcol[f];
+                                ++n;
+                            }
+                        }
+                    });
+                    s.table.end_row();
+                    finish(i, n);
+                });
+        }
+        return;
+    }
+
+    const BitsetRows<I>& p = *in.packed;
+    const Operands<V, I, I, std::uint32_t> op{a.row_ptr().data(), a.col_idx().data(),
+                                              a.values().data(),  a.nnz(),
+                                              p.row_ptr.data(),   p.set.data(),
+                                              p.bits.data()};
+    const size_type sets = p.sets;
+    if (in.accumulator == SpgemmAccumulator::dense) {
+        const size_type touched = std::max<size_type>(1, std::min(in.longest, sets));
+        const size_type words_bytes = (sets * 4 + 63) / 64 * 64;
+        SpgemmMemoryPool pool(threads, words_bytes + touched * sizeof(I));
+        struct State {
+            PoolChunk chunk;
+            DenseBitsets<I> sets;
+        };
+        for_each_row(
+            in.blocks, threads,
+            [&](size_type t) {
+                PoolChunk chunk(pool, t);
+                auto* base = chunk.as<std::byte>();
+                DenseBitsets<I> bits(reinterpret_cast<std::uint32_t*>(base),
+                                     reinterpret_cast<I*>(base + words_bytes), sets);
+                return std::unique_ptr<State>(new State{std::move(chunk), bits});
+            },
+            [op, out, row_ptr, &expand, &finish](State& s, size_type i) {
+                const I* pset = op.bcol;
+                const std::uint32_t* pbits = op.bval;
+                for_each_b_row(op, i, [&](size_type fb, size_type fe, V) {
+                    for (size_type f = fb; f < fe; ++f) s.sets.insert(pset[f], pbits[f]);
+                });
+                I* dst = Fill ? out + row_ptr[i] : nullptr;
+                size_type n = 0;
+                s.sets.drain([&](I set, std::uint32_t bits) {
+                    if constexpr (Fill) expand(set, bits, dst + n);
+                    n += std::popcount(bits);
+                });
+                finish(i, n);
+            });
+    } else {
+        using Table = TwoLevelHash<I, std::uint32_t>;
+        SpgemmMemoryPool l1_pool(threads, in.l1_slots * sizeof(typename Table::Slot));
+        size_type l2_slots = 0;
+        auto l2_pool = l2_pool_for<Table>(in.longest, in.l1_slots, threads, l2_slots);
+        struct State {
+            PoolChunk chunk;
+            Table table;
+        };
+        for_each_row(
+            in.blocks, threads,
+            [&](size_type t) {
+                PoolChunk chunk(l1_pool, t);
+                auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), in.l1_slots);
+                return std::unique_ptr<State>(
+                    new State{std::move(chunk), Table(l1, in.l1_slots, l2_pool.get(), l2_slots, t)});
+            },
+            [op, out, row_ptr, bound, sets, &expand, &finish](State& s, size_type i) {
+                s.table.begin_row(std::min(bound[i], sets));
+                const I* pset = op.bcol;
+                const std::uint32_t* pbits = op.bval;
+                for_each_b_row(op, i, [&](size_type fb, size_type fe, V) {
+                    for (size_type f = fb; f < fe; ++f) {
+                        bool fresh;
+                        auto* slot = s.table.insert(pset[f], fresh);
+                        slot->value = fresh ? pbits[f] : slot->value | pbits[f];
+                    }
+                });
+                I* dst = Fill ? out + row_ptr[i] : nullptr;
+                size_type n = 0;
+                s.table.for_each([&](I set, std::uint32_t bits) {
+                    if constexpr (Fill) expand(set, bits, dst + n);
+                    n += std::popcount(bits);
+                });
+                s.table.end_row();
+                finish(i, n);
+            });
+    }
+}
+
+// The symbolic phase, and with `fill` the columns of the boolean product as well.
+template <typename V, typename I>
+SpgemmPlan symbolic(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options,
+                    std::vector<I>* fill) {
+    check_operands(a, b, "cpu::spgemm_symbolic");
+    if (options.hash_l1_slots < 16 || !std::has_single_bit(std::uint64_t(options.hash_l1_slots)))
+        TESSEL_INVALID_INPUT("SpgemmOptions", 0,
+                             "hash_l1_slots must be a power of two >= 16, not " +
+                                 std::to_string(options.hash_l1_slots));
+    const int threads = std::max(1, omp_get_max_threads());
+    const size_type m = a.rows(), k = b.cols(), sets = (k + 31) / 32;
+    SpgemmPlan plan;
+    plan.backend = Backend::cpu;
+    plan.rows = m;
+    plan.inner = a.cols();
+    plan.cols = k;
+    plan.a_nnz = a.nnz();
+    plan.b_nnz = b.nnz();
+    plan.sort_columns = options.sort_columns;
+
+    // Compression, first phase: the packed row lengths of B, enough to apply the 0.85 rule.
+    const bool consider = options.compression != SpgemmCompression::never && m > 0 && b.nnz() > 0;
+    std::vector<size_type> packed_lengths;
+    if (consider) packed_lengths = bitset_row_lengths(b);
+    RowFlops flops = count_row_flops(a, b, consider ? &packed_lengths : nullptr, threads);
+    plan.flops = flops.plain_total;
+    plan.max_row_flops = flops.plain_max;
+    plan.compression_ratio =
+        consider && flops.plain_total > 0 ? double(flops.packed_total) / double(flops.plain_total) : 1.0;
+    plan.compressed = consider && (options.compression == SpgemmCompression::always ||
+                                   compression_pays(flops.plain_total, flops.packed_total,
+                                                    options.compression_threshold));
+    // Compression, second phase: only when it pays.
+    BitsetRows<I> packed;
+    if (plan.compressed) packed = compress_rows(b, packed_lengths);
+
+    SymbolicInput<I> in;
+    in.packed = plan.compressed ? &packed : nullptr;
+    in.bound = plan.compressed ? &flops.packed : &flops.plain;
+    in.longest = plan.compressed ? std::min(flops.packed_max, sets) : std::min(flops.plain_max, k);
+    in.l1_slots = options.hash_l1_slots;
+    in.threads = threads;
+    in.blocks = balanced_blocks(flops.plain, threads);
+    const auto sym = choose_spgemm_accumulator(
+        plan.compressed ? SpgemmPhaseShape{sets, in.longest, 4 + size_type(sizeof(I)), size_type(sizeof(I)) + 4}
+                        : SpgemmPhaseShape{k, in.longest, 4, size_type(sizeof(I))},
+        options);
+    in.accumulator = sym.accumulator;
+
+    plan.row_ptr.assign(static_cast<std::size_t>(m) + 1, 0);
+    symbolic_pass<false>(a, b, in, plan.row_ptr.data() + 1, static_cast<I*>(nullptr), nullptr,
+                         false);
+    size_type longest = 0;
+#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : longest)
+    for (size_type i = 1; i <= m; ++i) longest = std::max(longest, plan.row_ptr[i]);
+    inclusive_scan(plan.row_ptr.data() + 1, m, threads);
+    plan.max_row_nnz = longest;
+
+    if (fill) {  // the boolean product: the same pass again, writing the columns
+        fill->resize(static_cast<std::size_t>(plan.nnz()));
+        std::vector<size_type> check(static_cast<std::size_t>(m));
+        symbolic_pass<true>(a, b, in, check.data(), fill->data(), plan.row_ptr.data(),
+                            options.sort_columns);
+    }
+
+    // The numeric phase's accumulator, now with the exact longest row.
+    const auto num = choose_spgemm_accumulator(
+        SpgemmPhaseShape{k, longest, size_type(sizeof(I)), 2 * size_type(sizeof(I))}, options);
+    plan.symbolic_accumulator = sym.accumulator;
+    plan.numeric_accumulator = num.accumulator;
+    plan.row_blocks = std::move(in.blocks);
+    if (num.accumulator == SpgemmAccumulator::hash) {
+        plan.hash_l1_slots = options.hash_l1_slots;
+        plan.hash_l2_slots = longest > plan.hash_l1_slots / 2 ? next_pow2(2 * longest) : 0;
+        plan.scratch_bytes = (plan.hash_l1_slots + plan.hash_l2_slots) * 2 * size_type(sizeof(I));
+    } else {
+        plan.scratch_bytes = k * size_type(sizeof(I));
+    }
+    plan.reason = "symbolic " + sym.reason + "; numeric " + num.reason;
+    return plan;
+}
+
+// ---- numeric phase ---------------------------------------------------------------------
+
+// Fresh numeric phase: columns and values of every row written at row_ptr[i], in the order
+// the accumulator meets them. P is the type of positions inside a row. Returns false when a
+// row does not have the plan's size.
+template <typename P, typename V, typename I>
+bool numeric_fresh(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b, I* ccol,
+                   V* cval) {
+    const Operands<V, I> op = operands(a, b);
+    const size_type* rp = plan.row_ptr.data();
+    const size_type k = plan.cols;
+    const int threads = std::max(1, omp_get_max_threads());
+    std::atomic<bool> ok{true};
+    const bool sort = plan.sort_columns;
+    const size_type longest = plan.max_row_nnz;
+
+    if (plan.numeric_accumulator == SpgemmAccumulator::dense) {
+        // pos[c]: where column c sits in the current row of C, or -1.
+        SpgemmMemoryPool pool(threads, k * sizeof(P));
+        struct State {
+            PoolChunk chunk;
+            P* pos;
+            std::vector<std::pair<I, V>> buffer;
+        };
+        for_each_row(
+            plan.row_blocks, threads,
+            [&](size_type t) {
+                PoolChunk chunk(pool, t);
+                P* pos = chunk.as<P>();
+                std::fill(pos, pos + k, P(-1));
+                auto s = std::unique_ptr<State>(new State{std::move(chunk), pos, {}});
+                if (sort) s->buffer.reserve(static_cast<std::size_t>(longest));
+                return s;
+            },
+            [op, rp, ccol, cval, sort, &ok](State& s, size_type i) {
+                P* pos = s.pos;
+                I* oc = ccol + rp[i];
+                V* ov = cval + rp[i];
+                const size_type cap = rp[i + 1] - rp[i];
+                const I* bcol = op.bcol;
+                const V* bval = op.bval;
+                size_type n = 0;
+                bool fits = true;
+                for_each_b_row(op, i, [&](size_type fb, size_type fe, V av) {
+                    for (size_type f = fb; f < fe; ++f) {
+                        const I c = bcol[f];
+                        const V x = av * bval[f];
+                        const P p = pos[c];
+                        if (p >= 0) {
+                            ov[p] += x;
+                        } else if (n < cap) {
+                            pos[c] = static_cast<P>(n);
+                            oc[n] = c;
+                            ov[n] = x;
+                            ++n;
+                        } else {
+                            fits = false;
+                        }
+                    }
+                });
+                if (!fits || n != cap) ok.store(false, std::memory_order_relaxed);
+                for (size_type t = 0; t < n; ++t) pos[oc[t]] = P(-1);
+                if (sort) sort_row(oc, ov, n, s.buffer);
+            });
+    } else {
+        using Table = TwoLevelHash<I, P>;
+        const size_type l1_slots = std::max<size_type>(16, plan.hash_l1_slots);
+        SpgemmMemoryPool l1_pool(threads, l1_slots * sizeof(typename Table::Slot));
+        size_type l2_slots = 0;
+        auto l2_pool = l2_pool_for<Table>(longest, l1_slots, threads, l2_slots);
+        struct State {
+            PoolChunk chunk;
+            Table table;
+            std::vector<std::pair<I, V>> buffer;
+        };
+        for_each_row(
+            plan.row_blocks, threads,
+            [&](size_type t) {
+                PoolChunk chunk(l1_pool, t);
+                auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), l1_slots);
+                auto s = std::unique_ptr<State>(
+                    new State{std::move(chunk), Table(l1, l1_slots, l2_pool.get(), l2_slots, t), {}});
+                if (sort) s->buffer.reserve(static_cast<std::size_t>(longest));
+                return s;
+            },
+            [op, rp, ccol, cval, sort, &ok](State& s, size_type i) {
+                I* oc = ccol + rp[i];
+                V* ov = cval + rp[i];
+                const size_type cap = rp[i + 1] - rp[i];
+                const I* bcol = op.bcol;
+                const V* bval = op.bval;
+                size_type n = 0;
+                bool fits = true;
+                s.table.begin_row(cap);
+                for_each_b_row(op, i, [&](size_type fb, size_type fe, V av) {
+                    for (size_type f = fb; f < fe; ++f) {
+                        const I c = bcol[f];
+                        const V x = av * bval[f];
+                        bool fresh;
+                        auto* slot = s.table.insert(c, fresh);
+                        if (!fresh) {
+                            ov[slot->value] += x;
+                        } else if (n < cap) {
+                            slot->value = static_cast<P>(n);
+                            oc[n] = c;
+                            ov[n] = x;
+                            ++n;
+                        } else {
+                            slot->value = 0;  // keeps later products inside the row
+                            fits = false;
+                        }
+                    }
+                });
+                if (!fits || n != cap) ok.store(false, std::memory_order_relaxed);
+                s.table.end_row();
+                if (sort) sort_row(oc, ov, n, s.buffer);
+            });
+    }
+    return ok.load();
+}
+
+// Reused numeric phase: C's columns are known, only its values are recomputed in place.
+// Returns false when a product falls outside C's pattern.
+template <typename P, typename V, typename I>
+bool numeric_reuse(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b,
+                   const I* ccol, V* cval) {
+    const Operands<V, I> op = operands(a, b);
+    const size_type* rp = plan.row_ptr.data();
+    const size_type k = plan.cols;
+    const int threads = std::max(1, omp_get_max_threads());
+    std::atomic<bool> ok{true};
+
+    if (plan.numeric_accumulator == SpgemmAccumulator::dense) {
+        // The pattern is known, so no marker is needed: pos[c] is set for C's columns of the
+        // row, every product is added at its place without a branch, and the positions go
+        // back to 0 (a product outside the pattern, which the precondition rules out, would
+        // land on entry 0 of its row rather than outside it).
+        SpgemmMemoryPool pool(threads, k * sizeof(P));
+        struct State {
+            PoolChunk chunk;
+            P* pos;
+        };
+        for_each_row(
+            plan.row_blocks, threads,
+            [&](size_type t) {
+                PoolChunk chunk(pool, t);
+                P* pos = chunk.as<P>();
+                std::fill(pos, pos + k, P(0));
+                return std::unique_ptr<State>(new State{std::move(chunk), pos});
+            },
+            [op, rp, ccol, cval](State& s, size_type i) {
+                P* pos = s.pos;
+                const I* oc = ccol + rp[i];
+                V* ov = cval + rp[i];
+                const size_type cap = rp[i + 1] - rp[i];
+                if (cap == 0) return;  // no products either, when the pattern holds
+                const I* bcol = op.bcol;
+                const V* bval = op.bval;
+                for (size_type t = 0; t < cap; ++t) {
+                    pos[oc[t]] = static_cast<P>(t);
+                    ov[t] = V(0);
+                }
+                for_each_b_row(op, i, [&](size_type fb, size_type fe, V av) {
+                    for (size_type f = fb; f < fe; ++f) ov[pos[bcol[f]]] += av * bval[f];
+                });
+                for (size_type t = 0; t < cap; ++t) pos[oc[t]] = P(0);
+            });
+    } else {
+        using Table = TwoLevelHash<I, P>;
+        const size_type l1_slots = std::max<size_type>(16, plan.hash_l1_slots);
+        SpgemmMemoryPool l1_pool(threads, l1_slots * sizeof(typename Table::Slot));
+        size_type l2_slots = 0;
+        auto l2_pool = l2_pool_for<Table>(plan.max_row_nnz, l1_slots, threads, l2_slots);
+        struct State {
+            PoolChunk chunk;
+            Table table;
+        };
+        for_each_row(
+            plan.row_blocks, threads,
+            [&](size_type t) {
+                PoolChunk chunk(l1_pool, t);
+                auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), l1_slots);
+                return std::unique_ptr<State>(
+                    new State{std::move(chunk), Table(l1, l1_slots, l2_pool.get(), l2_slots, t)});
+            },
+            [op, rp, ccol, cval, &ok](State& s, size_type i) {
+                const I* oc = ccol + rp[i];
+                V* ov = cval + rp[i];
+                const size_type cap = rp[i + 1] - rp[i];
+                const I* bcol = op.bcol;
+                const V* bval = op.bval;
+                s.table.begin_row(cap);
+                bool inside = true;
+                for (size_type t = 0; t < cap; ++t) {
+                    bool fresh;
+                    s.table.insert(oc[t], fresh)->value = static_cast<P>(t);
+                    ov[t] = V(0);
+                    inside &= fresh;
+                }
+                for_each_b_row(op, i, [&](size_type fb, size_type fe, V av) {
+                    for (size_type f = fb; f < fe; ++f) {
+                        auto* slot = s.table.find(bcol[f]);
+                        if (slot)
+                            ov[slot->value] += av * bval[f];
+                        else
+                            inside = false;
+                    }
+                });
+                if (!inside) ok.store(false, std::memory_order_relaxed);
+                s.table.end_row();
+            });
+    }
+    return ok.load();
+}
+
+}  // namespace
+
+template <typename V, typename I>
+SpgemmPlan spgemm_symbolic(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options) {
+    return symbolic<V, I>(a, b, options, nullptr);
+}
+
+template <typename V, typename I>
+void spgemm_numeric(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b, Csr<V, I>& c) {
+    check_plan(plan, a, b, "cpu::spgemm_numeric");
+    // Positions inside a row of C fit 32 bits unless a row has 2^31 entries.
+    const bool narrow = plan.max_row_nnz < std::numeric_limits<std::int32_t>::max();
+    const bool reuse = c.rows() == plan.rows && c.cols() == plan.cols && c.row_ptr() == plan.row_ptr;
+    if (reuse) {
+        const I* col = c.col_idx().data();
+        V* val = c.values_mut().data();
+        if (!(narrow ? numeric_reuse<std::int32_t>(plan, a, b, col, val)
+                     : numeric_reuse<I>(plan, a, b, col, val)))
+            TESSEL_INVALID_INPUT("cpu::spgemm_numeric", 0,
+                                 "C has the plan's row pointers but not the pattern of A·B "
+                                 "(reuse needs the C of an earlier numeric phase with this plan)");
+        return;
+    }
+    std::vector<I> col(static_cast<std::size_t>(plan.nnz()));
+    std::vector<V> val(static_cast<std::size_t>(plan.nnz()));
+    if (!(narrow ? numeric_fresh<std::int32_t>(plan, a, b, col.data(), val.data())
+                 : numeric_fresh<I>(plan, a, b, col.data(), val.data())))
+        TESSEL_INVALID_INPUT("cpu::spgemm_numeric", 0,
+                             "the rows of A·B do not have the sizes of the plan (did the pattern "
+                             "of A or B change?)");
+    c = Csr<V, I>(plan.rows, plan.cols, plan.row_ptr, std::move(col), std::move(val), "spgemm");
+}
+
+template <typename V, typename I>
+Csr<V, I> spgemm(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options) {
+    const SpgemmPlan plan = cpu::spgemm_symbolic(a, b, options);
+    Csr<V, I> c;
+    cpu::spgemm_numeric(plan, a, b, c);
+    return c;
+}
+
+template <typename V, typename I>
+Csr<V, I> spgemm_pattern(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options) {
+    std::vector<I> col;
+    SpgemmPlan plan = symbolic<V, I>(a, b, options, &col);
+    std::vector<V> val(col.size(), V(1));
+    return Csr<V, I>(plan.rows, plan.cols, std::move(plan.row_ptr), std::move(col), std::move(val),
+                     "spgemm_pattern");
+}
+
+#define TESSEL_INSTANTIATE(V, I)                                                               \
+    template SpgemmPlan spgemm_symbolic(const Csr<V, I>&, const Csr<V, I>&,                    \
+                                        const SpgemmOptions&);                                 \
+    template void spgemm_numeric(const SpgemmPlan&, const Csr<V, I>&, const Csr<V, I>&,        \
+                                 Csr<V, I>&);                                                  \
+    template Csr<V, I> spgemm(const Csr<V, I>&, const Csr<V, I>&, const SpgemmOptions&);       \
+    template Csr<V, I> spgemm_pattern(const Csr<V, I>&, const Csr<V, I>&, const SpgemmOptions&);
+TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
+#undef TESSEL_INSTANTIATE
+
+}  // namespace tessel::cpu

@@ -1,0 +1,61 @@
+// Uploading CSR and tiled ELL matrices to the device once, for repeated SpMM.
+#include <limits>
+#include <type_traits>
+#include <vector>
+
+#include "core/cuda/device_spmm.hpp"
+#include "core/instantiate.hpp"
+
+namespace tessel::cuda {
+
+template <typename V, typename I>
+DeviceCsr<V, I>::DeviceCsr(const Csr<V, I>& host, cudaStream_t stream)
+    : rows_(host.rows()), cols_(host.cols()), nnz_(host.nnz()),
+      row_ptr_(host.row_ptr().data(), host.rows() + 1, stream),
+      col_idx_(host.col_idx().data(), host.nnz(), stream),
+      values_(host.values().data(), host.nnz(), stream) {
+    // cuSPARSE wants row offsets and column indices of one width: keep int32 offsets too.
+    if constexpr (std::is_same_v<I, std::int32_t>) {
+        if (nnz_ <= std::numeric_limits<std::int32_t>::max()) {
+            const std::vector<std::int32_t> offsets(host.row_ptr().begin(), host.row_ptr().end());
+            row_ptr32_ = DeviceBuffer<std::int32_t>(rows_ + 1);
+            row_ptr32_.upload(offsets.data(), rows_ + 1, stream);
+            // The temporary host vector dies here: make sure the copy has left it.
+            TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream));
+        }
+    }
+}
+
+template <typename V, typename I>
+void DeviceCsr<V, I>::update_values(const Csr<V, I>& host, cudaStream_t stream) {
+    TESSEL_ENSURE_DIMS(host.nnz() == nnz_ && host.rows() == rows_ && host.cols() == cols_,
+                       "DeviceCsr::update_values: the device matrix is " + std::to_string(rows_) +
+                           "x" + std::to_string(cols_) + " with " + std::to_string(nnz_) +
+                           " nonzeros, the host matrix " + std::to_string(host.rows()) + "x" +
+                           std::to_string(host.cols()) + " with " + std::to_string(host.nnz()));
+    values_.upload(host.values().data(), nnz_, stream);
+}
+
+template <typename V, typename I>
+DeviceTiledEll<V, I>::DeviceTiledEll(const TiledEll<V, I>& host, cudaStream_t stream)
+    : rows_(host.rows), cols_(host.cols), nnz_(host.nnz), block_rows_(host.config.block_rows),
+      num_blocks_(host.num_blocks()), max_stage_entries_(host.max_stage_entries()),
+      buffdispl_(host.buffdispl.data(), static_cast<size_type>(host.buffdispl.size()), stream),
+      mapdispl_(host.mapdispl.data(), static_cast<size_type>(host.mapdispl.size()), stream),
+      map_(host.map.data(), static_cast<size_type>(host.map.size()), stream),
+      warpdispl_(host.warpdispl.data(), static_cast<size_type>(host.warpdispl.size()), stream),
+      index_(host.index.data(), static_cast<size_type>(host.index.size()), stream),
+      values_(host.values.data(), static_cast<size_type>(host.values.size()), stream) {
+    TESSEL_ENSURE_DIMS(host.index.size() == host.values.size() &&
+                           static_cast<size_type>(host.warpdispl.size()) ==
+                               host.num_stages() * host.warps_per_block() + 1,
+                       "DeviceTiledEll: inconsistent tiled ELL arrays");
+}
+
+#define TESSEL_INSTANTIATE(V, I)        \
+    template class DeviceCsr<V, I>;     \
+    template class DeviceTiledEll<V, I>;
+TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
+#undef TESSEL_INSTANTIATE
+
+}  // namespace tessel::cuda

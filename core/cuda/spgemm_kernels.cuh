@@ -1,0 +1,161 @@
+// Device pieces of the CUDA SpGEMM (Deveci et al. 2018, §3.1): open-addressing hash maps for
+// one warp (first level in shared memory, second level a chunk of global memory) and the
+// spin-lock memory pool that hands the chunks out (MANY2MANY mode).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <type_traits>
+
+namespace tessel::cuda::spgemm_device {
+
+inline constexpr int warp_size = 32;
+/// Warps per block of the SpGEMM kernels (one row of C per warp at a time).
+inline constexpr int warps_per_block = 8;
+/// Shared memory of one warp's first hash level, in bytes.
+inline constexpr int l1_bytes_per_warp = 4096;
+
+/// Fibonacci hashing into a power-of-two window of 2^bits slots.
+template <typename I>
+__device__ __forceinline__ std::int64_t hash_slot(I key, int bits) {
+    return static_cast<std::int64_t>((static_cast<std::uint64_t>(key) * 0x9E3779B97F4A7C15ull) >>
+                                     (64 - bits));
+}
+
+/// atomicCAS on a 32- or 64-bit key.
+template <typename I>
+__device__ __forceinline__ I cas_key(I* address, I expected, I desired) {
+    if constexpr (sizeof(I) == 4) {
+        return static_cast<I>(atomicCAS(reinterpret_cast<int*>(address), static_cast<int>(expected),
+                                        static_cast<int>(desired)));
+    } else {
+        return static_cast<I>(atomicCAS(reinterpret_cast<unsigned long long*>(address),
+                                        static_cast<unsigned long long>(expected),
+                                        static_cast<unsigned long long>(desired)));
+    }
+}
+
+/// A warp's view of one row's hash map. Keys are columns (>= 0), -1 marks an empty slot.
+/// Level 1 admits keys while at most half full and then closes for the rest of the row, so a
+/// key lives in exactly one level (keys inserted concurrently by the lanes of a warp are
+/// distinct: they come from one row of B). Level 2 is sized for the whole row and never fills.
+template <typename I>
+struct WarpHash {
+    I* l1;          // shared memory
+    int l1_bits;    // log2 of the level-1 window
+    int l1_limit;   // entries level 1 admits
+    int* l1_used;   // shared counter
+    int* l1_closed; // shared flag
+    I* l2;          // global memory chunk, or nullptr
+    int l2_bits;
+
+    /// The slot of `key` in level 1 (>= 0), or -1 - slot in level 2; `fresh` tells whether
+    /// this call inserted it.
+    __device__ __forceinline__ std::int64_t insert(I key, bool& fresh) const {
+        volatile I* keys = l1;
+        const std::int64_t mask = (std::int64_t(1) << l1_bits) - 1;
+        std::int64_t h = hash_slot(key, l1_bits);
+        for (;;) {
+            const I current = keys[h];
+            if (current == key) {
+                fresh = false;
+                return h;
+            }
+            if (current == I(-1)) {
+                if (*reinterpret_cast<volatile int*>(l1_closed)) break;
+                if (atomicAdd(l1_used, 1) >= l1_limit) {
+                    atomicSub(l1_used, 1);
+                    *reinterpret_cast<volatile int*>(l1_closed) = 1;
+                    break;
+                }
+                const I previous = cas_key(l1 + h, I(-1), key);
+                if (previous == I(-1)) {
+                    fresh = true;
+                    return h;
+                }
+                atomicSub(l1_used, 1);
+                if (previous == key) {
+                    fresh = false;
+                    return h;
+                }
+            }
+            h = (h + 1) & mask;
+        }
+        return -1 - insert_l2(key, fresh);
+    }
+
+    /// The slot of `key` as insert() numbers them, or INT64_MIN when it is in neither level.
+    __device__ __forceinline__ std::int64_t find(I key) const {
+        volatile I* keys = l1;
+        const std::int64_t mask = (std::int64_t(1) << l1_bits) - 1;
+        std::int64_t h = hash_slot(key, l1_bits);
+        for (;;) {
+            const I current = keys[h];
+            if (current == key) return h;
+            if (current == I(-1)) break;
+            h = (h + 1) & mask;
+        }
+        if (l2 == nullptr) return INT64_MIN;
+        volatile I* keys2 = l2;
+        const std::int64_t mask2 = (std::int64_t(1) << l2_bits) - 1;
+        h = hash_slot(key, l2_bits);
+        for (;;) {
+            const I current = keys2[h];
+            if (current == key) return -1 - h;
+            if (current == I(-1)) return INT64_MIN;
+            h = (h + 1) & mask2;
+        }
+    }
+
+    __device__ __forceinline__ std::int64_t insert_l2(I key, bool& fresh) const {
+        volatile I* keys = l2;
+        const std::int64_t mask = (std::int64_t(1) << l2_bits) - 1;
+        std::int64_t h = hash_slot(key, l2_bits);
+        for (;;) {
+            const I current = keys[h];
+            if (current == key) {
+                fresh = false;
+                return h;
+            }
+            if (current == I(-1)) {
+                const I previous = cas_key(l2 + h, I(-1), key);
+                if (previous == I(-1)) {
+                    fresh = true;
+                    return h;
+                }
+                if (previous == key) {
+                    fresh = false;
+                    return h;
+                }
+            }
+            h = (h + 1) & mask;
+        }
+    }
+};
+
+/// Memory pool, MANY2MANY: lane 0 of a warp scans from its hint for a free chunk, spinning
+/// with back-off while every chunk is taken.
+__device__ __forceinline__ int acquire_chunk(int* locks, int chunks, int hint) {
+    int c = hint % chunks;
+    for (;;) {
+        if (atomicCAS(locks + c, 0, 1) == 0) {
+            __threadfence();
+            return c;
+        }
+        c = c + 1 == chunks ? 0 : c + 1;
+        __nanosleep(64);
+    }
+}
+
+__device__ __forceinline__ void release_chunk(int* locks, int chunk) {
+    __threadfence();
+    atomicExch(locks + chunk, 0);
+}
+
+/// Smallest b with 2^b >= max(n, 1).
+__device__ __forceinline__ int ceil_log2(std::int64_t n) {
+    return n <= 1 ? 0 : 64 - __clzll(static_cast<unsigned long long>(n - 1));
+}
+
+}  // namespace tessel::cuda::spgemm_device

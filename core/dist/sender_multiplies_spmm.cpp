@@ -1,0 +1,159 @@
+// Sender-multiplies SpMM: local SpMM into partial rows, plan-driven reductions level by level,
+// the global step of minibatch i in flight while minibatch i + 1 computes.
+#include "core/dist/sender_multiplies_spmm.hpp"
+
+#include <algorithm>
+
+#include "core/comm/mpi_types.hpp"
+#include "core/instantiate.hpp"
+#include "core/kernels/spmm.hpp"
+
+namespace tessel::dist {
+
+namespace {
+
+// Rows per progress poll: about this many nonzeros between two MPI_Testall calls.
+constexpr size_type chunk_nonzeros = 1 << 15;
+
+template <typename V, typename I>
+Csr<V, I> row_slice(const Csr<V, I>& a, size_type begin, size_type end) {
+    const size_type e0 = a.row_ptr()[begin], e1 = a.row_ptr()[end];
+    std::vector<size_type> ptr(a.row_ptr().begin() + begin, a.row_ptr().begin() + end + 1);
+    for (auto& p : ptr) p -= e0;
+    return Csr<V, I>(end - begin, a.cols(), std::move(ptr),
+                     std::vector<I>(a.col_idx().begin() + e0, a.col_idx().begin() + e1),
+                     std::vector<V>(a.values().begin() + e0, a.values().begin() + e1), "chunk");
+}
+
+}  // namespace
+
+size_type round_minibatch(size_type requested, size_type k) {
+    if (requested <= 0 || requested >= k) return std::max<size_type>(k, 1);
+    const size_type factor = cpu::choose_register_factor(requested);
+    return std::min(k, (requested + factor - 1) / factor * factor);
+}
+
+template <typename V, typename I>
+SenderMultipliesSpmm<V, I>::SenderMultipliesSpmm(MPI_Comm data_comm, const comm::Topology& topology,
+                                                 std::vector<size_type> row_offsets,
+                                                 std::vector<size_type> col_offsets,
+                                                 size_type k_begin, size_type k_end,
+                                                 Csr<V, I> local_a, comm::ExchangePlan plan,
+                                                 const DistOptions& options)
+    : executor_(data_comm, std::move(plan), topology, options.method), options_(options) {
+    const int d = comm::rank_of(data_comm), p = comm::size_of(data_comm);
+    TESSEL_ENSURE_DIMS(static_cast<int>(row_offsets.size()) == p + 1 &&
+                           static_cast<int>(col_offsets.size()) == p + 1,
+                       "sender-multiplies: row and column offsets need " + std::to_string(p + 1) +
+                           " entries");
+    TESSEL_ENSURE_DIMS(0 <= k_begin && k_begin <= k_end, "sender-multiplies: bad k range");
+    const auto& pl = executor_.plan();
+    TESSEL_ENSURE_DIMS(!pl.steps.empty(), "sender-multiplies: the plan has no steps");
+    TESSEL_ENSURE_DIMS(local_a.rows() == pl.in_rows() &&
+                           local_a.cols() == col_offsets[d + 1] - col_offsets[d],
+                       "sender-multiplies: local A is " + std::to_string(local_a.rows()) + "x" +
+                           std::to_string(local_a.cols()) + ", plan and columns need " +
+                           std::to_string(pl.in_rows()) + "x" +
+                           std::to_string(col_offsets[d + 1] - col_offsets[d]));
+    TESSEL_ENSURE_DIMS(pl.out_rows() == row_offsets[d + 1] - row_offsets[d],
+                       "sender-multiplies: the plan's output is not this rank's rows");
+    k_local_ = k_end - k_begin;
+    minibatch_ = round_minibatch(options_.minibatch, k_local_);
+    if (options_.backend == Backend::automatic) options_.backend = resolve_backend(Backend::automatic);
+    const size_type m = row_offsets.back();
+    this->a_ranges_ = {{0, m, col_offsets[d], col_offsets[d + 1]}};
+    this->b_ranges_ = {{col_offsets[d], col_offsets[d + 1], k_begin, k_end}};
+    this->c_ranges_ = {{row_offsets[d], row_offsets[d + 1], k_begin, k_end}};
+    // Row chunks of about chunk_nonzeros each.
+    chunk_rows_.push_back(0);
+    for (size_type i = 0; i < local_a.rows(); ++i)
+        if (local_a.row_ptr()[i + 1] - local_a.row_ptr()[chunk_rows_.back()] >= chunk_nonzeros ||
+            i + 1 == local_a.rows())
+            chunk_rows_.push_back(i + 1);
+    for (std::size_t c = 0; c + 1 < chunk_rows_.size(); ++c)
+        chunks_.push_back(row_slice(local_a, chunk_rows_[c], chunk_rows_[c + 1]));
+    this->counters_ = executor_.counters();
+}
+
+template <typename V, typename I>
+DistAlgorithm SenderMultipliesSpmm<V, I>::algorithm() const {
+    return executor_.plan().steps.size() > 1 ? DistAlgorithm::sm_hierarchical
+                                             : DistAlgorithm::sm_direct;
+}
+
+template <typename V, typename I>
+void SenderMultipliesSpmm<V, I>::reset_stats() {
+    executor_.counters().reset();
+    DistSpmm<V, I>::reset_stats();
+}
+
+template <typename V, typename I>
+void SenderMultipliesSpmm<V, I>::local_spmm(
+    DenseView<const V> b, DenseView<V> partial,
+    typename comm::ExchangeExecutor<V>::Pending* in_flight) {
+    for (std::size_t c = 0; c < chunks_.size(); ++c) {
+        {
+            auto timing = this->times_.scope("compute");
+            const size_type r0 = chunk_rows_[c];
+            DenseView<V> rows(partial.data + r0 * partial.ld, chunks_[c].rows(), partial.cols,
+                              Layout::row_major, partial.ld);
+            tessel::spmm(chunks_[c], b, rows, Epilogue<V>{}, options_.backend);
+        }
+        if (in_flight) {
+            auto timing = this->times_.scope("global");
+            executor_.test(*in_flight);
+        }
+    }
+}
+
+template <typename V, typename I>
+void SenderMultipliesSpmm<V, I>::multiply(const DenseBlocks<V>& b, DenseBlocks<V>& c) {
+    this->prepare(b, c);
+    const auto& pl = executor_.plan();
+    const int steps = static_cast<int>(pl.steps.size());
+    const DenseMatrix<V>& bb = b.blocks[0];
+    DenseMatrix<V>& cc = c.blocks[0];
+    level_buffers_.resize(steps);
+    using Pending = typename comm::ExchangeExecutor<V>::Pending;
+    Pending pending[2];
+    int previous = -1;  // slot of the minibatch still in flight
+    int slot = 0;
+    for (size_type k0 = 0; k0 < k_local_; k0 += minibatch_) {
+        const size_type w = std::min(minibatch_, k_local_ - k0);
+        // Input of step s is level_buffers_[s]; the last step writes into C's columns.
+        for (int s = 0; s < steps; ++s)
+            level_buffers_[s].resize(static_cast<std::size_t>(pl.steps[s].in_rows * w));
+        DenseView<const V> b_cols(bb.data() + k0, bb.rows(), w, Layout::row_major, k_local_);
+        DenseView<V> partial(level_buffers_[0].data(), pl.in_rows(), w);
+        local_spmm(b_cols, partial, previous >= 0 ? &pending[previous] : nullptr);
+        {
+            auto timing = this->times_.scope("local");
+            for (int s = 0; s + 1 < steps; ++s)
+                executor_.run_step(s, DenseView<const V>(level_buffers_[s].data(), pl.steps[s].in_rows, w),
+                                   DenseView<V>(level_buffers_[s + 1].data(), pl.steps[s].out_rows, w));
+        }
+        auto timing = this->times_.scope("global");
+        DenseView<V> c_cols(cc.data() + k0, cc.rows(), w, Layout::row_major, k_local_);
+        executor_.start(steps - 1,
+                        DenseView<const V>(level_buffers_[steps - 1].data(), pl.steps.back().in_rows, w),
+                        c_cols, pending[slot]);
+        if (!options_.pipelined) {
+            executor_.finish(pending[slot]);
+            continue;
+        }
+        if (previous >= 0) executor_.finish(pending[previous]);
+        previous = slot;
+        slot = 1 - slot;
+    }
+    if (previous >= 0) {
+        auto timing = this->times_.scope("global");
+        executor_.finish(pending[previous]);
+    }
+    this->counters_ = executor_.counters();
+}
+
+#define TESSEL_INSTANTIATE(V, I) template class SenderMultipliesSpmm<V, I>;
+TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
+#undef TESSEL_INSTANTIATE
+
+}  // namespace tessel::dist

@@ -1,0 +1,59 @@
+// Helpers of the tessel-abcd tests: small hand-made problems and the single-process run
+// checked against the dense reference.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+#include "apps/ccsd_abcd/dense_verification.hpp"
+#include "apps/ccsd_abcd/executor.hpp"
+#include "apps/ccsd_abcd/inspector.hpp"
+#include "apps/ccsd_abcd/problem.hpp"
+
+namespace tessel::abcd::test {
+
+/// A problem from tile sizes and non-zero tile lists, values from the seeded function.
+inline Problem hand_problem(std::vector<size_type> m, std::vector<size_type> k, std::vector<size_type> n,
+                            std::vector<std::pair<size_type, size_type>> a_tiles,
+                            std::vector<std::pair<size_type, size_type>> b_tiles, std::uint64_t seed = 3) {
+    Tiling mt = Tiling::from_sizes(std::move(m)), kt = Tiling::from_sizes(std::move(k)), nt = Tiling::from_sizes(std::move(n));
+    TileShape a = TileShape::from_pairs(mt.count(), kt.count(), std::move(a_tiles), "A");
+    TileShape b = TileShape::from_pairs(kt.count(), nt.count(), std::move(b_tiles), "B");
+    Problem p = make_problem(mt, kt, std::move(a), kt, nt, std::move(b));
+    p.seed = seed;
+    p.values = std::make_shared<GeneratedTiles>(seed, p.m_tiling, p.k_tiling, p.n_tiling);
+    p.description = "hand-made";
+    return p;
+}
+
+/// Inspector options for one process with the given budget.
+inline InspectorOptions one_process(size_type budget, Precision precision = Precision::float64) {
+    InspectorOptions o;
+    o.device_memory = budget;
+    o.precision = precision;
+    return o;
+}
+
+/// Runs the cpu executor on one process (no MPI) and returns its result, the plan and the
+/// verification against the dense reference.
+template <typename T>
+struct SerialRun {
+    Plan plan;
+    ExecutionResult result;
+    Verification check;
+};
+
+template <typename T>
+SerialRun<T> run_serial(const Problem& p, const InspectorOptions& io) {
+    SerialRun<T> run;
+    run.plan = inspect(p, io);
+    auto a = make_local_a<T>(p, run.plan.grid, 0);
+    TileStore<T> c;
+    ExecutorOptions eo;
+    eo.backend = Backend::cpu;
+    run.result = execute<T>(p, run.plan, a, c, eo);
+    run.check = verify_dense<T>(p, run.plan.product.c_shape, c);
+    return run;
+}
+
+}  // namespace tessel::abcd::test

@@ -1,0 +1,55 @@
+// Writes the hand-made problem files that the tessel-abcd binary tests run on: empty rows and
+// columns, a single tile, and bad files (mismatched tilings, a tiling that does not cover its
+// range, a zero tile size). usage: tessel-abcd-test-problems DIR
+#include <cstdio>
+#include <filesystem>
+
+#include "abcd_test_util.hpp"
+#include "apps/ccsd_abcd/problem_file.hpp"
+#include "io/hdf5_file.hpp"
+
+using namespace tessel;
+using namespace tessel::abcd;
+
+namespace {
+void write_raw(const std::string& path, std::vector<std::int64_t> a_rows, std::vector<std::int64_t> a_cols,
+               std::vector<std::int64_t> b_rows, std::vector<std::int64_t> b_cols, std::int64_t m, std::int64_t k,
+               std::int64_t n) {
+    io::File f = io::File::create(path);
+    f.write_attribute("/", "format", "tessel-abcd problem");
+    for (auto [name, v] : {std::pair{"/a/row_tiling", &a_rows}, std::pair{"/a/col_tiling", &a_cols},
+                           std::pair{"/b/row_tiling", &b_rows}, std::pair{"/b/col_tiling", &b_cols}})
+        f.write<std::int64_t>(name, {static_cast<size_type>(v->size())}, v->data());
+    f.write_attribute<std::int64_t>("/a", "rows", m);
+    f.write_attribute<std::int64_t>("/a", "cols", k);
+    f.write_attribute<std::int64_t>("/b", "rows", k);
+    f.write_attribute<std::int64_t>("/b", "cols", n);
+    const std::vector<std::int64_t> one{0, 0};
+    f.write<std::int64_t>("/a/tiles", {1, 2}, one.data());
+    f.write<std::int64_t>("/b/tiles", {1, 2}, one.data());
+    f.commit();
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s DIR\n", argv[0]);
+        return 2;
+    }
+    const std::filesystem::path dir = argv[1];
+    std::filesystem::create_directories(dir);
+    try {
+        // Row 1 of A empty, column 2 of B empty, column 3 of B meets no tile of A.
+        save_problem(test::hand_problem({70, 50, 90, 40}, {40, 60, 30}, {50, 20, 80, 60, 30},
+                                        {{0, 0}, {0, 1}, {2, 1}, {3, 0}}, {{0, 0}, {1, 0}, {1, 1}, {2, 3}, {0, 4}}),
+                     (dir / "empty-columns.h5").string(), true);
+        save_problem(test::hand_problem({70}, {90}, {50}, {{0, 0}}, {{0, 0}}), (dir / "single-tile.h5").string(), false);
+        write_raw((dir / "bad-mismatch.h5").string(), {10}, {4, 6}, {5, 5}, {3}, 10, 10, 3);
+        write_raw((dir / "bad-cover.h5").string(), {6, 3}, {10}, {10}, {3}, 10, 10, 3);
+        write_raw((dir / "bad-zero.h5").string(), {10}, {10}, {10}, {0, 3}, 10, 10, 3);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tessel-abcd-test-problems: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}

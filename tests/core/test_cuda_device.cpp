@@ -1,0 +1,170 @@
+// The device-resident CUDA API (core/cuda/device_spmm.hpp): buffers, uploaded formats,
+// kernels on device pointers with streams and padded leading dimensions, event timing.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/generators.hpp"
+#include "core/kernels/spmm.hpp"
+
+#if defined(TESSEL_HAVE_CUDA)
+#include "core/cuda/device_spmm.hpp"
+#endif
+
+using namespace tessel;
+
+#if defined(TESSEL_HAVE_CUDA)
+
+namespace {
+
+// Counts entries of got (row-major host, ld) that differ from the reference C.
+template <typename V, typename I>
+size_type count_bad(const Csr<V, I>& a, const DenseMatrix<V>& expected, const std::vector<V>& got,
+                    size_type ld) {
+    const double tol = std::is_same_v<V, float> ? 1e-4 : 1e-12;
+    size_type bad = 0;
+    for (size_type i = 0; i < expected.rows(); ++i)
+        for (size_type j = 0; j < expected.cols(); ++j) {
+            const double scale = 1.0 + double(a.row_nnz(i));
+            if (std::abs(double(got[i * ld + j]) - double(expected(i, j))) > tol * scale) ++bad;
+        }
+    return bad;
+}
+
+// RAII stream for the tests.
+struct Stream {
+    cudaStream_t s = nullptr;
+    Stream() { TESSEL_CUDA_CHECK(cudaStreamCreate(&s)); }
+    ~Stream() { cudaStreamDestroy(s); }
+};
+
+}  // namespace
+
+TEMPLATE_PRODUCT_TEST_CASE("device-resident kernels on padded operands and a stream",
+                           "[cuda][device]", std::pair,
+                           ((float, std::int32_t), (double, std::int64_t))) {
+    if (!tessel::cuda::device_available()) {
+        WARN("skipped: no CUDA device");
+        return;
+    }
+    using V = typename TestType::first_type;
+    using I = typename TestType::second_type;
+    const auto a = generate::power_law<V, I>(1500, 900, 6.0, 2.1, 21);
+    const size_type k = 37;  // one tile of 32, then a tail of 4 and one of 1
+    const auto b = generate::random_dense<V>(a.cols(), k, Layout::row_major, 5);
+    const auto ep = Epilogue<V>::bias_relu_cap(V(-0.1), V(2));
+    DenseMatrix<V> expected(a.rows(), k);
+    reference::spmm<V, I>(a, b.view(), expected.view(), ep);
+
+    Stream stream;
+    const size_type ldb = k + 3, ldc = k + 5;
+    cuda::DeviceCsr<V, I> da(a, stream.s);
+    cuda::DeviceDense<V> db(a.cols(), k, ldb);
+    cuda::DeviceDense<V> dc(a.rows(), k, ldc);
+    db.upload(b.view(), stream.s);
+    REQUIRE(da.nnz() == a.nnz());
+
+    std::vector<V> got(static_cast<std::size_t>(a.rows() * ldc));
+    auto download = [&] {
+        TESSEL_CUDA_CHECK(cudaMemcpyAsync(got.data(), dc.data(), got.size() * sizeof(V),
+                                          cudaMemcpyDeviceToHost, stream.s));
+        TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream.s));
+    };
+
+    SECTION("warp per row") {
+        cuda::device::spmm_warp_row(da, db.view(), dc.view(), ep, stream.s);
+        download();
+        CHECK(count_bad(a, expected, got, ldc) == 0);
+    }
+    SECTION("merge") {
+        cuda::device::spmm_merge(da, db.view(), dc.view(), ep, stream.s);
+        download();
+        CHECK(count_bad(a, expected, got, ldc) == 0);
+    }
+    SECTION("cusparse with a kept handle") {
+        cuda::CusparseHandle handle;
+        for (int repeat = 0; repeat < 2; ++repeat)
+            cuda::device::spmm_cusparse(da, db.view(), dc.view(), ep, stream.s, &handle);
+        download();
+        CHECK(count_bad(a, expected, got, ldc) == 0);
+    }
+    SECTION("tiled ell, timed with events") {
+        TiledEllConfig config;
+        config.block_rows = 128;
+        config.buffer_entries = 512;
+        cuda::DeviceTiledEll<V, I> dt(tiled_ell_from_csr(a, config), stream.s);
+        const auto plan = cuda::device::plan_tiled_ell(dt, k, 32);
+        CHECK(plan.block_threads == 128);
+        // 37 columns: full tiles, then a width-4 tail and a masked 1-column tail (factor 4:
+        // nine tiles and the masked tail only).
+        CHECK(plan.tail_launches == (plan.register_factor == 4 ? 1 : 2));
+        cuda::TiledEllLaunch ran;
+        const double ms = cuda::time_ms(
+            [&] { ran = cuda::device::spmm_tiled_ell(dt, db.view(), dc.view(), ep, 32, stream.s); },
+            stream.s, 3);
+        CHECK(ms > 0);
+        CHECK(ran.register_factor == plan.register_factor);
+        download();
+        CHECK(count_bad(a, expected, got, ldc) == 0);
+    }
+    SECTION("host-level front door agrees") {
+        DenseMatrix<V> c(a.rows(), k);
+        CHECK(spmm<V, I>(a, b.view(), c.view(), ep, Backend::cuda) != SpmmAlgorithm::reference);
+        std::vector<V> flat(c.data(), c.data() + c.size());
+        CHECK(count_bad(a, expected, flat, k) == 0);
+    }
+}
+
+TEST_CASE("device buffers move, round-trip and check their bounds", "[cuda][device]") {
+    if (!tessel::cuda::device_available()) {
+        WARN("skipped: no CUDA device");
+        return;
+    }
+    std::vector<double> host{1, 2, 3, 4, 5};
+    cuda::DeviceBuffer<double> a(host.data(), 5);
+    cuda::DeviceBuffer<double> b(std::move(a));
+    CHECK(a.empty());
+    CHECK(a.data() == nullptr);
+    REQUIRE(b.size() == 5);
+    std::vector<double> back(5, 0);
+    b.download(back.data(), 5);
+    CHECK(back == host);
+    b.fill_zero();
+    b.download(back.data(), 3, nullptr, 2);
+    CHECK(back[0] == 0);
+    CHECK_THROWS_AS(b.upload(host.data(), 5, nullptr, 1), DimensionMismatch);
+    cuda::DeviceDense<double> d(2, 2);
+    DenseMatrix<double> col_major(2, 2, Layout::col_major);
+    CHECK_THROWS_AS(d.upload(col_major.view()), DimensionMismatch);
+    CHECK(cuda::device_description().rfind("none", 0) != 0);
+}
+
+TEST_CASE("tiled ell that cannot be staged names the shared memory it needs", "[cuda][device]") {
+    if (!tessel::cuda::device_available()) {
+        WARN("skipped: no CUDA device");
+        return;
+    }
+    // 32 rows of 2000 random columns out of 200000: one block stages ~60000 entries of B,
+    // 60000 x 4 doubles = 1.9 MB, more than any GPU's shared memory per block.
+    const auto a = generate::random_uniform<double, std::int32_t>(32, 200000, 2000, 3);
+    TiledEllConfig config;
+    config.block_rows = 32;
+    config.buffer_entries = 65536;
+    cuda::DeviceTiledEll<double, std::int32_t> dt(tiled_ell_from_csr(a, config));
+    CHECK_THROWS_AS(cuda::device::plan_tiled_ell(dt, 8), CudaError);
+    CHECK_THROWS_WITH(cuda::device::plan_tiled_ell(dt, 8), Catch::Contains("bytes of shared memory"));
+    CHECK_THROWS_AS(cuda::device::plan_tiled_ell(dt, 8, 5), InvalidInput);
+}
+
+#else
+
+TEST_CASE("device-resident CUDA API", "[cuda][device]") {
+    if (!tessel::cuda::device_available()) {
+        WARN("skipped: no CUDA device");
+        return;
+    }
+    FAIL("a device is present but this build has no CUDA backend");
+}
+
+#endif

@@ -1,0 +1,149 @@
+// The projection matrices: two-pass build against direct tracing, the parallel transpose,
+// orderings, tiled ELL with the reuse metric, and the adjoint test <Ax, y> = <x, Aᵀy>.
+#include <catch2/catch.hpp>
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "apps/xct/column_ops.hpp"
+#include "apps/xct/projector.hpp"
+#include "apps/xct/siddon.hpp"
+#include "apps/xct/system_matrix.hpp"
+
+using namespace tessel;
+using namespace tessel::xct;
+
+namespace {
+
+Geometry small_geometry(size_type n = 32, size_type angles = 45) { return Geometry{n, n, uniform_angles(angles)}; }
+
+template <typename V>
+DenseMatrix<V> random_matrix(size_type rows, size_type cols, unsigned seed) {
+    DenseMatrix<V> m(rows, cols);
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (size_type i = 0; i < m.size(); ++i) m.data()[i] = static_cast<V>(u(rng));
+    return m;
+}
+
+}  // namespace
+
+TEST_CASE("two-pass rows equal the traced rays, columns in ordered positions", "[xct][operator]") {
+    const auto g = small_geometry();
+    for (auto kind : {DomainOrder::natural, DomainOrder::hilbert}) {
+        const auto o = make_ordering(g, kind, 8);
+        const auto a = build_rows<double>(g, o, 0, g.num_rays());
+        REQUIRE(a.rows() == g.num_rays());
+        REQUIRE(a.cols() == g.num_pixels());
+        REQUIRE(a.sorted());
+        for (size_type pos = 0; pos < g.num_rays(); pos += 7) {
+            const size_type ray = o.rays[pos];
+            const auto entries = trace(g.n, g.theta[ray / g.num_rho], g.rho(ray % g.num_rho));
+            REQUIRE(a.row_nnz(pos) == static_cast<size_type>(entries.size()));
+            for (const auto& e : entries) {
+                const auto begin = a.col_idx().begin() + a.row_ptr()[pos], end = a.col_idx().begin() + a.row_ptr()[pos + 1];
+                const auto it = std::find(begin, end, static_cast<Index>(o.pixel_position[e.pixel]));
+                REQUIRE(it != end);
+                CHECK(a.values()[it - a.col_idx().begin()] == Approx(e.length));
+            }
+        }
+        // A slice of rows equals the same rows of the whole.
+        const auto part = build_rows<double>(g, o, 100, 300);
+        CHECK(part.nnz() == a.row_ptr()[300] - a.row_ptr()[100]);
+        CHECK(std::equal(part.col_idx().begin(), part.col_idx().end(), a.col_idx().begin() + a.row_ptr()[100]));
+    }
+}
+
+TEST_CASE("the O(1) bound is an upper bound of nnz, tight away from corners", "[xct][operator]") {
+    const auto g = small_geometry(64, 96);
+    const auto o = make_ordering(g, DomainOrder::natural);
+    const auto counts = count_rows(g, o, 0, g.num_rays());
+    size_type nnz = 0;
+    for (auto c : counts) nnz += c;
+    const size_type bound = estimate_nnz(g);
+    CHECK(bound >= nnz);
+    CHECK(double(bound) < 1.01 * double(nnz));
+}
+
+TEST_CASE("parallel transpose equals the serial one for any thread count", "[xct][operator]") {
+    const auto g = small_geometry(48, 30);
+    const auto o = make_ordering(g, DomainOrder::hilbert, 16);
+    const auto a = build_rows<float>(g, o, 0, g.num_rays());
+    const auto serial = transpose(a);
+    const int threads = omp_get_max_threads();
+    for (int t : {1, 2, 3, 5}) {
+        omp_set_num_threads(t);
+        const auto at = transpose_parallel(a);
+        REQUIRE(at.row_ptr() == serial.row_ptr());
+        REQUIRE(at.col_idx() == serial.col_idx());
+        REQUIRE(at.values() == serial.values());
+        // The build itself does not depend on the threads either.
+        const auto again = build_rows<float>(g, o, 0, g.num_rays());
+        REQUIRE(again.col_idx() == a.col_idx());
+        REQUIRE(again.values() == a.values());
+    }
+    omp_set_num_threads(threads);
+}
+
+TEST_CASE("Hilbert orderings are permutations; Hilbert order raises the reuse of tiled ELL", "[xct][operator]") {
+    const auto g = small_geometry(64, 96);
+    const auto natural = make_ordering(g, DomainOrder::natural);
+    const auto hilbert = make_ordering(g, DomainOrder::hilbert, 16);
+    CHECK(partition::is_permutation(hilbert.pixels));
+    CHECK(partition::is_permutation(hilbert.rays));
+    ProjectorOptions options;
+    options.tiles = {64, 1024};
+    LocalProjector<float> pn(build_rows<float>(g, natural, 0, g.num_rays()), options);
+    LocalProjector<float> ph(build_rows<float>(g, hilbert, 0, g.num_rays()), options);
+    INFO("reuse natural " << pn.a_tiled().average_reuse() << " hilbert " << ph.a_tiled().average_reuse());
+    CHECK(ph.a_tiled().average_reuse() > pn.a_tiled().average_reuse());
+    CHECK(ph.at_tiled().average_reuse() > pn.at_tiled().average_reuse());
+    const auto d = ph.describe();
+    CHECK(d["A"]["nnz"].get<size_type>() == ph.nnz());
+}
+
+TEMPLATE_TEST_CASE("adjoint test <Ax, y> = <x, A^T y> holds to rounding", "[xct][operator]", float, double) {
+    using V = TestType;
+    const auto g = small_geometry(40, 60);
+    for (auto kernel : {Kernel::tiled_ell, Kernel::csr})
+        for (auto kind : {DomainOrder::natural, DomainOrder::hilbert}) {
+            const auto o = make_ordering(g, kind, 8);
+            ProjectorOptions options;
+            options.kernel = kernel;
+            options.tiles = {64, 512};  // several stages per block
+            auto op = make_local_projector<V>(g, o, options);
+            const size_type k = 5;  // not a register-factor multiple
+            auto x = random_matrix<V>(op->pixels(), k, 1);
+            auto y = random_matrix<V>(op->rays(), k, 2);
+            DenseMatrix<V> ax, aty;
+            op->forward(x, ax);
+            op->backward(y, aty);
+            const auto left = column_dots(ax, y), right = column_dots(x, aty);
+            const double eps = std::is_same_v<V, float> ? 1e-5 : 1e-12;
+            for (size_type j = 0; j < k; ++j) {
+                INFO("kernel " << to_string(kernel) << " order " << to_string(kind) << " column " << j);
+                CHECK(left[j] == Approx(right[j]).epsilon(eps));
+            }
+            CHECK(op->stats().forward_calls == 1);
+            CHECK(op->stats().flops == Approx(4.0 * double(op->nnz()) * double(k)));
+        }
+}
+
+TEST_CASE("the K columns of one SpMM equal K separate products", "[xct][operator]") {
+    const auto g = small_geometry(32, 40);
+    const auto o = make_ordering(g, DomainOrder::hilbert, 8);
+    auto op = make_local_projector<float>(g, o, {});
+    const size_type k = 19;
+    auto x = random_matrix<float>(op->pixels(), k, 3);
+    DenseMatrix<float> y;
+    op->forward(x, y);
+    for (size_type j = 0; j < k; j += 6) {
+        DenseMatrix<float> xj(op->pixels(), 1), yj;
+        for (size_type i = 0; i < op->pixels(); ++i) xj(i, 0) = x(i, j);
+        op->forward(xj, yj);
+        for (size_type i = 0; i < op->rays(); ++i) REQUIRE(yj(i, 0) == Approx(y(i, j)).margin(1e-4));
+    }
+}

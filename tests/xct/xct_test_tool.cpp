@@ -1,0 +1,111 @@
+// Helper of the tessel-xct binary tests:
+//   make-dx OUT AXES [theta|flats|nan|nowhite|rank]   a Data Exchange file (phantom or defective)
+//   compare A.h5 B.h5 TOL                              volumes equal to TOL·max|A| (0: exactly)
+//   check-phantom FILE.h5 MIN_DB                       every slice within MIN_DB of the phantom
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "apps/xct/output.hpp"
+#include "apps/xct/phantom.hpp"
+#include "apps/xct/projector.hpp"
+#include "exchange_fixture.hpp"
+#include "io/hdf5_file.hpp"
+
+using namespace tessel;
+using namespace tessel::xct;
+
+namespace {
+
+// Absorption of the phantom used in the files (moderate, so that uint16-like counts stay high).
+constexpr float absorption = 0.05f;
+constexpr size_type dx_n = 48, dx_angles = 72, dx_rows = 4;
+
+int make_dx(const std::string& out, const std::string& axes, const std::string& defect) {
+    test::ExchangeSpec spec;
+    spec.y_theta_x = axes == "y:theta:x";
+    if (defect.empty()) {
+        spec.num_theta = dx_angles;
+        spec.rows = dx_rows;
+        spec.cols = dx_n;
+        spec.white = 60000.0f;
+        Geometry g{dx_n, dx_n, uniform_angles(dx_angles)};
+        const auto o = make_ordering(g, DomainOrder::natural);
+        auto op = make_local_projector<float>(g, o, {});
+        const auto truth = shepp_logan_2d(dx_n);
+        DenseMatrix<float> x(g.num_pixels(), 1), y;
+        for (size_type i = 0; i < g.num_pixels(); ++i) x(i, 0) = truth[i] * absorption;
+        op->forward(x, y);
+        std::vector<float> sinogram;
+        for (size_type r = 0; r < dx_rows; ++r)
+            for (size_type i = 0; i < g.num_rays(); ++i) sinogram.push_back(y(i, 0));
+        test::write_exchange(out, spec, &sinogram);
+        return 0;
+    }
+    if (defect == "theta") spec.theta_count = 5;
+    else if (defect == "flats") spec.zero_flats = true;
+    else if (defect == "nan") spec.nan_at = true;
+    else if (defect == "nowhite") spec.no_white = true;
+    else if (defect == "rank") spec.flat_data = true;
+    else {
+        std::fprintf(stderr, "unknown defect %s\n", defect.c_str());
+        return 2;
+    }
+    test::write_exchange(out, spec);
+    return 0;
+}
+
+std::vector<float> volume(const std::string& path, std::vector<size_type>& shape) {
+    const auto f = io::File::open(path);
+    shape = f.shape(volume_dataset);
+    return f.read<float>(volume_dataset);
+}
+
+int compare(const std::string& a_path, const std::string& b_path, double tol) {
+    std::vector<size_type> sa, sb;
+    const auto a = volume(a_path, sa), b = volume(b_path, sb);
+    if (sa != sb) {
+        std::printf("shapes differ\n");
+        return 1;
+    }
+    double diff = 0, scale = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+        diff = std::max(diff, double(std::abs(a[i] - b[i])));
+        scale = std::max(scale, double(std::abs(a[i])));
+    }
+    std::printf("max |a - b| = %.3e, max |a| = %.3e, tolerance %.1e relative\n", diff, scale, tol);
+    return diff <= tol * scale ? 0 : 1;
+}
+
+int check_phantom(const std::string& path, double min_db) {
+    std::vector<size_type> shape;
+    const auto v = volume(path, shape);
+    const size_type n = shape[1];
+    auto truth = shepp_logan_2d(n);
+    for (auto& t : truth) t *= absorption;
+    int status = 0;
+    for (size_type s = 0; s < shape[0]; ++s) {
+        const double db = psnr(std::span<const float>(v.data() + s * n * n, n * n), truth);
+        std::printf("slice %lld: PSNR %.2f dB\n", static_cast<long long>(s), db);
+        if (!(db >= min_db)) status = 1;
+    }
+    return status;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const std::string command = argc > 1 ? argv[1] : "";
+        if (command == "make-dx" && argc >= 4) return make_dx(argv[2], argv[3], argc > 4 ? argv[4] : "");
+        if (command == "compare" && argc == 5) return compare(argv[2], argv[3], std::stod(argv[4]));
+        if (command == "check-phantom" && argc == 4) return check_phantom(argv[2], std::stod(argv[3]));
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tessel-xct-test-tool: %s\n", e.what());
+        return 1;
+    }
+    std::fprintf(stderr, "usage: tessel-xct-test-tool make-dx OUT AXES [defect] | compare A B TOL | check-phantom F DB\n");
+    return 2;
+}
