@@ -15,5 +15,17 @@ echo "== SpMM kernels on built-in matrices (tessel-bench-spmm --quick)"
 "$bin/bench/spmm/tessel-bench-spmm" --quick --json "$out/spmm.json"
 
 echo
+echo "== sparse DNN: generated Graph Challenge network 1024 x 120 (tessel-spdnn)"
+spdnn_images=${TESSEL_SPDNN_IMAGES:-10000}
+spdnn_data="$out/spdnn-1024-$spdnn_images"
+if [ ! -f "$spdnn_data/neuron1024-l120-categories.tsv" ]; then
+  "$bin/apps/spdnn/tessel-spdnn" generate --neurons 1024 --layers 120 --images "$spdnn_images" --out "$spdnn_data"
+fi
+OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} "$bin/apps/spdnn/tessel-spdnn" infer --network "$spdnn_data" \
+  --neurons 1024 --layers 120 --check "$spdnn_data/neuron1024-l120-categories.tsv" \
+  --output "$out/spdnn-categories.tsv" --metrics "$out/spdnn.json"
+
+echo
 echo "== results"
 echo "  SpMM table (JSON): $out/spmm.json"
+echo "  sparse DNN categories: $out/spdnn-categories.tsv, metrics: $out/spdnn.json"

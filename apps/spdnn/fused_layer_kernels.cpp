@@ -52,6 +52,9 @@ inline void store(Value* p, Vec v) {
 
 constexpr size_type warp = TiledEll<Value, Index>::warp_size;
 
+// Multiply-adds (edges x images) below which a layer runs on one thread (about 0.1 ms).
+constexpr double parallel_work = 4e6;
+
 // Per-thread scratch: a staging buffer for stages whose inputs are not one contiguous range,
 // and partial sums carried between stages.
 struct Scratch {
@@ -155,23 +158,51 @@ std::uint64_t run_block(const TiledEll<Value, Index>& a, size_type block, const 
     return bits;
 }
 
+// Tile t of the input: in place, or (with `from`) its R lanes gathered from positions
+// from[t·R + r] of `in` into `dense` (the compaction of the previous layer, done here while
+// the gathered tile goes straight to this thread's cache).
 template <int R>
-void layer_tiles(const TiledEll<Value, Index>& a, const TileActivations& in, TileActivations& out,
-                 const Epilogue<Value>& ep, std::vector<std::uint64_t>& masks) {
-    const size_type tiles = in.tiles(), blocks = a.num_blocks();
+const Value* input_tile(const TileActivations& in, const std::vector<size_type>* from, size_type t, Value* dense) {
+    if (!from) return in.tile(t);
+    const size_type n = in.neurons(), count = static_cast<size_type>(from->size());
+    const size_type lanes = std::min<size_type>(R, count - t * R);
+    size_type offset[R];
+    for (size_type r = 0; r < lanes; ++r) {
+        const size_type s = (*from)[t * R + r];
+        offset[r] = (s / R) * in.tile_size() + s % R;
+    }
+    for (size_type r = lanes; r < R; ++r) offset[r] = -1;
+    const Value* base = in.tile(0);
+    for (size_type k = 0; k < n; ++k) {
+        Value* o = dense + k * R;
+        const Value* b = base + k * R;
+        for (size_type r = 0; r < R; ++r) o[r] = offset[r] >= 0 ? b[offset[r]] : Value(0);
+    }
+    return dense;
+}
+
+template <int R>
+void layer_tiles(const TiledEll<Value, Index>& a, const TileActivations& in, const std::vector<size_type>* from,
+                 TileActivations& out, const Epilogue<Value>& ep, std::vector<std::uint64_t>& masks) {
+    const size_type tiles = out.tiles(), blocks = a.num_blocks();
     const size_type work = tiles * blocks;
     // Plenty of tiles: a thread keeps a tile for all its blocks (the tile stays in cache);
     // few tiles (late layers): (tile, block) pairs so that every thread has work.
     const bool by_tile = tiles >= 4 * omp_get_max_threads();
-#pragma omp parallel
+    TESSEL_ENSURE_DIMS(by_tile || !from, "fused_layer: gathered input needs many tiles");
+    // A layer of a few live images (a fraction of a millisecond) runs on this thread alone: a
+    // thread team's wake-up and barrier would cost more, and far more on a busy machine.
+    const bool team = double(tiles) * double(a.stored()) * R > parallel_work;
+#pragma omp parallel if (team)
     {
         Scratch scratch;
+        if (from) scratch.dense.resize(static_cast<std::size_t>(a.cols) * R);
         if (by_tile) {
 #pragma omp for schedule(dynamic, 1)
             for (size_type t = 0; t < tiles; ++t) {
+                const Value* x = input_tile<R>(in, from, t, scratch.dense.data());
                 std::uint64_t bits = 0;
-                for (size_type b = 0; b < blocks; ++b)
-                    bits |= run_block<R>(a, b, in.tile(t), out.tile(t), ep, scratch);
+                for (size_type b = 0; b < blocks; ++b) bits |= run_block<R>(a, b, x, out.tile(t), ep, scratch);
                 masks[t] = bits;
             }
         } else {
@@ -192,7 +223,7 @@ void first_layer_tiles(const TiledEll<Value, Index>& a, const Images& images, Ti
     const size_type tiles = out.tiles(), blocks = a.num_blocks(), n = a.cols;
     const auto& ids = out.ids();
     const size_type count = out.count();
-#pragma omp parallel
+#pragma omp parallel if (double(tiles) * double(a.stored()) * R > parallel_work)
     {
         Scratch scratch;
         scratch.dense.resize(static_cast<std::size_t>(n) * R);
@@ -242,14 +273,24 @@ bool fused_register_factor_supported(int register_factor) {
 }
 
 void fused_layer(const TiledEll<Value, Index>& wt, const TileActivations& in, TileActivations& out,
-                 const Epilogue<Value>& epilogue, std::vector<std::uint64_t>& live_masks) {
+                 const Epilogue<Value>& epilogue, std::vector<std::uint64_t>& live_masks,
+                 const std::vector<size_type>* from) {
     check(wt, in.neurons(), "fused_layer");
     TESSEL_ENSURE_DIMS(out.neurons() == in.neurons() && out.tile_width() == in.tile_width(),
                        "fused_layer: input and output tiles differ");
-    out.resize(in.count());
-    std::copy(in.ids().begin(), in.ids().end(), out.ids().begin());
-    live_masks.assign(in.tiles(), 0);
-    dispatch(in.tile_width(), [&]<int R>() { layer_tiles<R>(wt, in, out, epilogue, live_masks); });
+    if (from) {
+        out.resize(static_cast<size_type>(from->size()));
+        for (std::size_t i = 0; i < from->size(); ++i) out.ids()[i] = in.ids()[(*from)[i]];
+    } else {
+        out.resize(in.count());
+        std::copy(in.ids().begin(), in.ids().end(), out.ids().begin());
+    }
+    live_masks.assign(out.tiles(), 0);
+    dispatch(in.tile_width(), [&]<int R>() { layer_tiles<R>(wt, in, from, out, epilogue, live_masks); });
+}
+
+bool fused_layer_gathers(size_type live, int register_factor) {
+    return (live + register_factor - 1) / register_factor >= 4 * omp_get_max_threads();
 }
 
 void fused_first_layer(const TiledEll<Value, Index>& wt, const Images& images, TileActivations& out,

@@ -23,10 +23,19 @@ bool fused_register_factor_supported(int register_factor);
 /// Wᵀ (N x N, row = output neuron) in tiled ELL; per row the sum runs over the ELL slots in
 /// order (ascending input neuron within a stage), exactly as reference::spmm sums a row of
 /// sorted CSR. live_masks[t] (resized to in.tiles()) gets bit r set when image t·R + r has
-/// a nonzero output. out is resized to in.count() (ids copied). Parallel over (tile, block)
-/// pairs. Throws DimensionMismatch when N differs, InvalidInput for an unsupported R.
+/// a nonzero output. out is resized to in.count() (ids copied). Parallel over tiles, or over
+/// (tile, block) pairs when tiles are few.
+/// With `from`, the input is compacted on the way in: image i of the input is image from[i]
+/// of `in` (each tile gathered into a per-thread buffer), out gets from->size() images; this
+/// needs fused_layer_gathers(from->size(), R).
+/// Throws DimensionMismatch when N differs, InvalidInput for an unsupported R.
 void fused_layer(const TiledEll<Value, Index>& wt, const TileActivations& in, TileActivations& out,
-                 const Epilogue<Value>& epilogue, std::vector<std::uint64_t>& live_masks);
+                 const Epilogue<Value>& epilogue, std::vector<std::uint64_t>& live_masks,
+                 const std::vector<size_type>* from = nullptr);
+
+/// True when fused_layer can gather its input for `live` images (enough tiles to run tile by
+/// tile on every thread).
+bool fused_layer_gathers(size_type live, int register_factor);
 
 /// The first layer straight from the sparse images: lane r of tile t is images row
 /// out.ids()[t·R + r] (out.ids() set by the caller, out resized to that count); each tile is

@@ -354,7 +354,13 @@ int main(int argc, char** argv) {
         try {
             app.parse(argc, argv);
         } catch (const CLI::ParseError& e) {
-            code = rank == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 1);
+            // --help prints the help and succeeds; any other parse error is one line, exit 1.
+            if (e.get_exit_code() == 0) {
+                if (rank == 0) app.exit(e);
+            } else {
+                if (rank == 0) std::fprintf(stderr, "tessel-spdnn: %s (see --help)\n", e.what());
+                code = 1;
+            }
             MPI_Finalize();
             return code;
         }

@@ -65,7 +65,7 @@ size_type compact(const TileActivations& src, const std::vector<std::uint64_t>& 
     dst.resize(live);
     for (size_type i = 0; i < live; ++i) dst.ids()[i] = src.ids()[from[i]];
     const size_type tiles = dst.tiles(), tile_size = src.tile_size();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (live * n > (size_type(1) << 20))
     for (size_type t = 0; t < tiles; ++t) {
         const size_type lanes = std::min<size_type>(r_width, live - t * r_width);
         Value* out = dst.tile(t);

@@ -49,6 +49,10 @@ int main(int argc, char** argv) {
     std::vector<Value> dense(static_cast<std::size_t>(images * neurons));
     for (auto& v : dense) v = u(rng) < 0.3f ? 0.0f : 32.0f * u(rng);
     const double edges = double(images) * double(wt.nnz);
+    std::printf("tiled ELL: %lld blocks, %lld stages, %.1f staged inputs per block, reuse %.1f, padding %.3f%s\n",
+                static_cast<long long>(wt.num_blocks()), static_cast<long long>(wt.num_stages()),
+                double(wt.map.size()) / double(wt.num_blocks()), wt.average_reuse(), wt.padding_overhead(),
+                layout.reorder ? ", rows reordered" : "");
     std::printf("N = %lld, %lld live images, %d threads: edges x images per layer %.3g\n",
                 static_cast<long long>(neurons), static_cast<long long>(images), omp_get_max_threads(), edges);
     nlohmann::json out;
