@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -179,13 +180,31 @@ public:
         Csr<double, I> at;
         if (input.transpose_b) at = transpose(a);
         const Csr<double, I>& b = input.transpose_b ? at : a;
+        // New values, same pattern, for the reused numeric phase.
+        Csr<double, I> a2 = a;
+        for (auto& v : a2.values_mut()) v *= 1.25;
+        const Csr<double, I>& b2 = input.transpose_b ? at : a2;
+        const double factor = input.transpose_b ? 1.25 : 1.5625;
+
+        std::vector<std::unique_ptr<spgemm_peers::PeerProduct>> peers;
+        if (o_.peers) {
+#ifdef TESSEL_BENCH_HAVE_GRAPHBLAS
+            peers.push_back(spgemm_peers::make_graphblas(a, b));
+#endif
+#ifdef TESSEL_BENCH_HAVE_EIGEN
+            peers.push_back(spgemm_peers::make_eigen(a, b));
+#endif
+        }
         if (o_.quiet_wait > 0) wait_for_quiet(o_.quiet_wait);
 
-        // tessel: fresh products (symbolic + numeric, C rebuilt), best of `repeat`.
+        // Every implementation once per round, one warm-up round first, so that all of them
+        // see the same conditions on a shared machine; the best round of each is reported.
         SpgemmPlan plan;
-        std::vector<double> sym, num, total;
-        Csr<double, I> c;
-        CpuSample before = sample_cpu();
+        Csr<double, I> c, cs;
+        std::vector<double> sym, num, total, reuse, sorted;
+        std::vector<std::vector<double>> peer_times(peers.size());
+        double sum = 0, scale = 0, reuse_sum = 0;
+        const CpuSample before = sample_cpu();
         for (int r = -1; r < o_.repeat; ++r) {
             Timer t;
             plan = cpu::spgemm_symbolic(a, b, options_);
@@ -195,13 +214,33 @@ public:
             cpu::spgemm_numeric(plan, a, b, fresh);
             const double n = t.seconds();
             if (r >= 0) sym.push_back(s), num.push_back(n), total.push_back(s + n);
-            c = std::move(fresh);
+            c = std::move(fresh);  // the previous C is freed outside the timing
+            if (r == o_.repeat - 1) {
+                sum = value_sum(c.values());
+                scale = 0;
+                for (double v : c.values()) scale += std::abs(v);
+            }
+
+            t.restart();
+            cpu::spgemm_numeric(plan, a2, b2, c);  // C has the plan's pattern: values in place
+            if (r >= 0) reuse.push_back(t.seconds());
+            if (r == o_.repeat - 1) reuse_sum = value_sum(c.values());
+
+            if (o_.sorted) {
+                SpgemmOptions so = options_;
+                so.sort_columns = true;
+                t.restart();
+                auto product = cpu::spgemm(a, b, so);
+                if (r >= 0) sorted.push_back(t.seconds());
+                cs = std::move(product);
+            }
+            for (std::size_t p = 0; p < peers.size(); ++p) {
+                const double seconds = peers[p]->run();
+                if (r >= 0) peer_times[p].push_back(seconds);
+            }
         }
         const double others = others_fraction(before, sample_cpu());
         const double flops = double(plan.flops);
-        const double sum = value_sum(c.values());
-        double scale = 0;
-        for (double v : c.values()) scale += std::abs(v);
         if (o_.verbose) std::cout << "  " << input.name << ": " << plan.describe() << "\n";
 
         Result fresh;
@@ -218,74 +257,48 @@ public:
         fresh.nnz = c.nnz();
         fresh.value_sum = sum;
         fresh.others = others;
-        add(fresh, plan);
+        add(fresh);
 
-        // The reused numeric phase: new values in A, same pattern, C's values in place.
-        Csr<double, I> a2 = a;
-        for (auto& v : a2.values_mut()) v *= 1.25;
-        const Csr<double, I>& b2 = input.transpose_b ? at : a2;
-        std::vector<double> reuse;
-        before = sample_cpu();
-        for (int r = -1; r < o_.repeat; ++r) {
-            Timer t;
-            cpu::spgemm_numeric(plan, a2, b2, c);
-            if (r >= 0) reuse.push_back(t.seconds());
-        }
         Result re;
         re.matrix = input.name;
         re.implementation = "tessel cpu reuse";
-        re.detail = "numeric phase only, plan and C's pattern reused";
+        re.detail = "numeric phase only, plan and C's pattern reused, new values";
         re.numeric = re.total = best(reuse);
         re.total_median = median(reuse);
         re.gflops = flops / re.total / 1e9;
         re.nnz = c.nnz();
-        re.value_sum = value_sum(c.values());
-        const double factor = input.transpose_b ? 1.25 : 1.5625;
-        re.check_ok = sums_agree(re.value_sum, factor * sum, factor * scale);
-        re.others = others_fraction(before, sample_cpu());
-        add(re, plan);
+        re.value_sum = reuse_sum;
+        re.check_ok = sums_agree(reuse_sum, factor * sum, factor * scale);
+        re.others = others;
+        add(re);
 
         if (o_.sorted) {
-            SpgemmOptions so = options_;
-            so.sort_columns = true;
-            std::vector<double> st;
-            before = sample_cpu();
-            Csr<double, I> cs;
-            for (int r = -1; r < o_.repeat; ++r) {
-                Timer t;
-                auto product = cpu::spgemm(a, b, so);
-                if (r >= 0) st.push_back(t.seconds());
-                cs = std::move(product);  // the previous C is freed outside the timing
-            }
             Result sr;
             sr.matrix = input.name;
             sr.implementation = "tessel cpu sorted";
             sr.detail = "both phases, sort_columns";
-            sr.total = best(st);
-            sr.total_median = median(st);
+            sr.total = best(sorted);
+            sr.total_median = median(sorted);
             sr.gflops = flops / sr.total / 1e9;
             sr.nnz = cs.nnz();
             sr.value_sum = value_sum(cs.values());
             sr.check_ok = cs.sorted() && sr.nnz == fresh.nnz && sums_agree(sr.value_sum, sum, scale);
-            sr.others = others_fraction(before, sample_cpu());
-            add(sr, plan);
+            sr.others = others;
+            add(sr);
         }
-
-        if (o_.peers) {
-#ifdef TESSEL_BENCH_HAVE_GRAPHBLAS
-            before = sample_cpu();
-            auto g = spgemm_peers::graphblas_multiply(a, b, o_.repeat);
-            add(peer(input.name, "GraphBLAS GrB_mxm", g, flops, fresh, scale,
-                     others_fraction(before, sample_cpu())),
-                plan);
-#endif
-#ifdef TESSEL_BENCH_HAVE_EIGEN
-            before = sample_cpu();
-            auto e = spgemm_peers::eigen_multiply(a, b, o_.repeat);
-            add(peer(input.name, "Eigen A*B (serial)", e, flops, fresh, scale,
-                     others_fraction(before, sample_cpu())),
-                plan);
-#endif
+        for (std::size_t p = 0; p < peers.size(); ++p) {
+            Result r;
+            r.matrix = input.name;
+            r.implementation = peers[p]->name();
+            r.detail = peers[p]->detail();
+            r.total = best(peer_times[p]);
+            r.total_median = median(peer_times[p]);
+            r.gflops = flops / r.total / 1e9;
+            r.nnz = peers[p]->nnz;
+            r.value_sum = peers[p]->value_sum;
+            r.check_ok = r.nnz == fresh.nnz && sums_agree(r.value_sum, sum, scale);
+            r.others = others;
+            add(r);
         }
         matrices_.push_back({{"name", input.name},
                              {"rows", a.rows()},
@@ -301,22 +314,30 @@ public:
 
     void print(std::ostream& out) const {
         TextTable table({"matrix", "implementation", "symbolic ms", "numeric ms", "total ms",
-                         "GFLOP/s", "vs tessel", "nnz(C)", "check", "busy"});
+                         "GFLOP/s", "ratio", "nnz(C)", "check", "busy"});
         std::string last;
         for (const auto& r : results_) {
             if (!last.empty() && r.matrix != last) table.add_rule();
             last = r.matrix;
-            const Result* fresh = find(r.matrix, "tessel cpu");
-            std::string versus = "-";
-            if (fresh && &r != fresh) versus = format_number(fresh->total / r.total, 3) + "x";
             table.add_row({r.matrix, r.implementation, ms(r.symbolic), ms(r.numeric), ms(r.total),
-                           format_number(r.gflops, 3), versus, std::to_string(r.nnz),
+                           format_number(r.gflops, 3), ratio(r), std::to_string(r.nnz),
                            r.check_ok ? "ok" : "FAIL", format_number(100 * r.others, 2) + "%"});
         }
         table.print(out);
-        out << "  total: best of " << o_.repeat
-            << " runs; 'vs tessel' = that row's time / fresh tessel time (below 1x: tessel "
-               "slower); busy = CPU share other processes used while timing\n";
+        out << "  times: best of " << o_.repeat
+            << " runs after a warm-up. ratio: on the reuse row the fresh product's time over the "
+               "reused numeric phase's; on the sorted row its time over the unsorted product's; "
+               "on a peer's row the peer's time over tessel's fresh product (> 1: tessel faster). "
+               "busy: CPU share other processes used while timing.\n";
+    }
+
+    /// The ratio column (see print()).
+    std::string ratio(const Result& r) const {
+        const Result* fresh = find(r.matrix, "tessel cpu");
+        if (!fresh || &r == fresh) return "-";
+        const double x = r.implementation == "tessel cpu reuse" ? fresh->total / r.total
+                                                                 : r.total / fresh->total;
+        return format_number(x, 3) + "x";
     }
 
     nlohmann::json json() const {
@@ -330,23 +351,7 @@ public:
     }
 
 private:
-    Result peer(const std::string& matrix, const std::string& name, const spgemm_peers::PeerRun& run,
-                double flops, const Result& fresh, double scale, double others) const {
-        Result r;
-        r.matrix = matrix;
-        r.implementation = name;
-        r.detail = run.detail;
-        r.total = best(run.seconds);
-        r.total_median = median(run.seconds);
-        r.gflops = flops / r.total / 1e9;
-        r.nnz = run.nnz;
-        r.value_sum = run.value_sum;
-        r.check_ok = run.nnz == fresh.nnz && sums_agree(run.value_sum, fresh.value_sum, scale);
-        r.others = others;
-        return r;
-    }
-
-    void add(const Result& r, const SpgemmPlan&) {
+    void add(const Result& r) {
         results_.push_back(r);
         if (o_.verbose)
             std::cout << "    " << r.implementation << ": total " << ms(r.total) << " ms (median "

@@ -10,11 +10,6 @@
 
 namespace tessel::bench::spgemm_peers {
 
-std::string eigen_version() {
-    return "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." +
-           std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION);
-}
-
 namespace {
 
 template <typename I>
@@ -29,33 +24,45 @@ Eigen::SparseMatrix<double, Eigen::RowMajor, I> to_eigen(const Csr<double, I>& a
     return m;
 }
 
+template <typename I>
+class EigenProduct final : public PeerProduct {
+public:
+    EigenProduct(const Csr<double, I>& a, const Csr<double, I>& b)
+        : a_(to_eigen(a)), b_(&a == &b ? a_ : to_eigen(b)) {}
+    std::string name() const override { return "Eigen A*B (serial)"; }
+    std::string detail() const override {
+        return "Eigen::SparseMatrix<double, RowMajor> C = A * B (conservative product, serial)";
+    }
+    double run() override {
+        Timer t;
+        Sparse c = a_ * b_;
+        const double seconds = t.seconds();
+        nnz = c.nonZeros();
+        value_sum = 0;
+        for (I e = 0; e < I(c.nonZeros()); ++e) value_sum += c.valuePtr()[e];
+        return seconds;
+    }
+
+private:
+    using Sparse = Eigen::SparseMatrix<double, Eigen::RowMajor, I>;
+    Sparse a_, b_;
+};
+
 }  // namespace
 
-template <typename I>
-PeerRun eigen_multiply(const Csr<double, I>& a, const Csr<double, I>& b, int repeat) {
-    using Sparse = Eigen::SparseMatrix<double, Eigen::RowMajor, I>;
-    PeerRun run;
-    run.detail = "Eigen::SparseMatrix<double, RowMajor> C = A * B (conservative product)";
-    const Sparse ea = to_eigen(a);
-    const Sparse eb = &a == &b ? ea : to_eigen(b);
-    for (int r = -1; r < repeat; ++r) {
-        Timer t;
-        Sparse c = ea * eb;
-        const double seconds = t.seconds();
-        if (r >= 0) run.seconds.push_back(seconds);
-        if (r == repeat - 1) {
-            run.nnz = c.nonZeros();
-            double sum = 0;
-            for (I e = 0; e < I(c.nonZeros()); ++e) sum += c.valuePtr()[e];
-            run.value_sum = sum;
-        }
-    }
-    return run;
+std::string eigen_version() {
+    return "Eigen " + std::to_string(EIGEN_WORLD_VERSION) + "." +
+           std::to_string(EIGEN_MAJOR_VERSION) + "." + std::to_string(EIGEN_MINOR_VERSION);
 }
 
-template PeerRun eigen_multiply(const Csr<double, std::int32_t>&, const Csr<double, std::int32_t>&,
-                                int);
-template PeerRun eigen_multiply(const Csr<double, std::int64_t>&, const Csr<double, std::int64_t>&,
-                                int);
+template <typename I>
+std::unique_ptr<PeerProduct> make_eigen(const Csr<double, I>& a, const Csr<double, I>& b) {
+    return std::make_unique<EigenProduct<I>>(a, b);
+}
+
+template std::unique_ptr<PeerProduct> make_eigen(const Csr<double, std::int32_t>&,
+                                                 const Csr<double, std::int32_t>&);
+template std::unique_ptr<PeerProduct> make_eigen(const Csr<double, std::int64_t>&,
+                                                 const Csr<double, std::int64_t>&);
 
 }  // namespace tessel::bench::spgemm_peers

@@ -35,6 +35,45 @@ GrB_Matrix import(const Csr<double, I>& a) {
     return m;
 }
 
+class GraphblasProduct final : public PeerProduct {
+public:
+    template <typename I>
+    GraphblasProduct(const Csr<double, I>& a, const Csr<double, I>& b)
+        : rows_(a.rows()), cols_(b.cols()) {
+        a_ = import(a);
+        b_ = &a == &b ? a_ : import(b);
+    }
+    ~GraphblasProduct() override {
+        if (b_ != a_) GrB_Matrix_free(&b_);
+        GrB_Matrix_free(&a_);
+    }
+    std::string name() const override { return "GraphBLAS GrB_mxm"; }
+    std::string detail() const override {
+        return "GrB_Matrix_new(C) + GrB_mxm(C, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, A, B, "
+               "NULL) + GrB_Matrix_wait(C, GrB_MATERIALIZE)";
+    }
+    double run() override {
+        GrB_Matrix c = nullptr;
+        Timer t;
+        check(GrB_Matrix_new(&c, GrB_FP64, rows_, cols_), "GrB_Matrix_new(C)");
+        check(GrB_mxm(c, nullptr, nullptr, GrB_PLUS_TIMES_SEMIRING_FP64, a_, b_, nullptr),
+              "GrB_mxm");
+        check(GrB_Matrix_wait(c, GrB_MATERIALIZE), "GrB_Matrix_wait(C)");
+        const double seconds = t.seconds();
+        GrB_Index nvals = 0;
+        check(GrB_Matrix_nvals(&nvals, c), "GrB_Matrix_nvals");
+        nnz = size_type(nvals);
+        check(GrB_Matrix_reduce_FP64(&value_sum, nullptr, GrB_PLUS_MONOID_FP64, c, nullptr),
+              "GrB_Matrix_reduce");
+        GrB_Matrix_free(&c);
+        return seconds;
+    }
+
+private:
+    GrB_Index rows_, cols_;
+    GrB_Matrix a_ = nullptr, b_ = nullptr;
+};
+
 }  // namespace
 
 std::string graphblas_version() {
@@ -51,40 +90,13 @@ void graphblas_initialize(int threads) {
 void graphblas_finalize() { GrB_finalize(); }
 
 template <typename I>
-PeerRun graphblas_multiply(const Csr<double, I>& a, const Csr<double, I>& b, int repeat) {
-    PeerRun run;
-    run.detail = "GrB_mxm(C, NULL, NULL, GrB_PLUS_TIMES_SEMIRING_FP64, A, B, NULL) + "
-                 "GrB_Matrix_wait(C, GrB_MATERIALIZE)";
-    GrB_Matrix ga = import(a);
-    GrB_Matrix gb = &a == &b ? ga : import(b);
-    for (int r = -1; r < repeat; ++r) {
-        GrB_Matrix c = nullptr;
-        Timer t;
-        check(GrB_Matrix_new(&c, GrB_FP64, a.rows(), b.cols()), "GrB_Matrix_new(C)");
-        check(GrB_mxm(c, nullptr, nullptr, GrB_PLUS_TIMES_SEMIRING_FP64, ga, gb, nullptr),
-              "GrB_mxm");
-        check(GrB_Matrix_wait(c, GrB_MATERIALIZE), "GrB_Matrix_wait(C)");
-        const double seconds = t.seconds();
-        if (r >= 0) run.seconds.push_back(seconds);
-        if (r == repeat - 1) {
-            GrB_Index nvals = 0;
-            check(GrB_Matrix_nvals(&nvals, c), "GrB_Matrix_nvals");
-            run.nnz = size_type(nvals);
-            double sum = 0;
-            check(GrB_Matrix_reduce_FP64(&sum, nullptr, GrB_PLUS_MONOID_FP64, c, nullptr),
-                  "GrB_Matrix_reduce");
-            run.value_sum = sum;
-        }
-        GrB_Matrix_free(&c);
-    }
-    if (gb != ga) GrB_Matrix_free(&gb);
-    GrB_Matrix_free(&ga);
-    return run;
+std::unique_ptr<PeerProduct> make_graphblas(const Csr<double, I>& a, const Csr<double, I>& b) {
+    return std::make_unique<GraphblasProduct>(a, b);
 }
 
-template PeerRun graphblas_multiply(const Csr<double, std::int32_t>&,
-                                    const Csr<double, std::int32_t>&, int);
-template PeerRun graphblas_multiply(const Csr<double, std::int64_t>&,
-                                    const Csr<double, std::int64_t>&, int);
+template std::unique_ptr<PeerProduct> make_graphblas(const Csr<double, std::int32_t>&,
+                                                     const Csr<double, std::int32_t>&);
+template std::unique_ptr<PeerProduct> make_graphblas(const Csr<double, std::int64_t>&,
+                                                     const Csr<double, std::int64_t>&);
 
 }  // namespace tessel::bench::spgemm_peers

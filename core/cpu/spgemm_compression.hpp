@@ -32,10 +32,14 @@ template <typename ValueType, typename IndexType>
 BitsetRows<IndexType> compress_rows(const Csr<ValueType, IndexType>& b,
                                     const std::vector<size_type>& lengths);
 
-/// The 0.85 rule: compression pays when the compressed insertions are at most `threshold`
-/// times the plain ones (it removes more than 15% of the symbolic work by default).
-inline bool compression_pays(size_type flops, size_type compressed_flops, double threshold) {
-    return flops > 0 && double(compressed_flops) <= threshold * double(flops);
+/// The 0.85 rule: compression pays when the symbolic phase's insertions with it are at most
+/// `threshold` times those without (it removes more than 15% of the work by default). The
+/// compression is counted as work too, two passes over B (`b_nnz` entries each): on a
+/// CPU a product like A·A of a 2-D stencil, whose bit sets halve the insertions, does not
+/// win back the compression (measured in bench/spgemm), while wide bands and dense blocks do.
+inline bool compression_pays(size_type flops, size_type compressed_flops, size_type b_nnz,
+                             double threshold) {
+    return flops > 0 && double(compressed_flops + 2 * b_nnz) <= threshold * double(flops);
 }
 
 }  // namespace tessel::cpu

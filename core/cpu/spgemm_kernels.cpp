@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <bit>
 #include <cstdint>
 #include <limits>
@@ -53,19 +54,28 @@ void check_plan(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b, 
                                  " and " + std::to_string(plan.b_nnz) + ")");
 }
 
-// x[0..n) := its inclusive prefix sums; long arrays in two parallel passes.
-void inclusive_scan(size_type* x, size_type n, int threads) {
+// x[0..n) := its inclusive prefix sums, in two parallel passes over long arrays; returns the
+// largest x[i] it was given.
+size_type inclusive_scan(size_type* x, size_type n, int threads) {
     if (n < (1 << 16) || threads == 1) {
-        for (size_type i = 1; i < n; ++i) x[i] += x[i - 1];
-        return;
+        size_type largest = 0;
+        for (size_type i = 0; i < n; ++i) {
+            largest = std::max(largest, x[i]);
+            if (i > 0) x[i] += x[i - 1];
+        }
+        return largest;
     }
     std::vector<size_type> offset(static_cast<std::size_t>(threads) + 1, 0);
-#pragma omp parallel num_threads(threads)
+    size_type largest = 0;
+#pragma omp parallel num_threads(threads) reduction(max : largest)
     {
         const int t = omp_get_thread_num(), parts = omp_get_num_threads();
         const size_type begin = n * t / parts, end = n * (t + 1) / parts;
         size_type sum = 0;
-        for (size_type i = begin; i < end; ++i) sum += x[i];
+        for (size_type i = begin; i < end; ++i) {
+            sum += x[i];
+            largest = std::max(largest, x[i]);
+        }
         offset[t + 1] = sum;
 #pragma omp barrier
 #pragma omp single
@@ -73,43 +83,61 @@ void inclusive_scan(size_type* x, size_type n, int threads) {
         size_type run = offset[t];
         for (size_type i = begin; i < end; ++i) x[i] = run += x[i];
     }
+    return largest;
 }
 
-// Multiplications per row (and insertions per row once B is packed into bit sets).
+// Multiplications of A·B (and insertions once B is packed into bit sets): totals, row
+// maxima, and the prefix sums of the row costs (flops plus a per-row overhead) that the
+// row blocks are cut from.
 struct RowFlops {
-    std::vector<size_type> plain, packed;
     size_type plain_total = 0, packed_total = 0, plain_max = 0, packed_max = 0;
+    std::vector<size_type> cost_prefix;  // m + 1 entries
 };
+
+inline constexpr size_type row_overhead = 4;
 
 template <typename V, typename I>
 RowFlops count_row_flops(const Csr<V, I>& a, const Csr<V, I>& b,
                          const std::vector<size_type>* packed_lengths, int threads) {
     RowFlops r;
     const size_type m = a.rows();
-    r.plain.resize(static_cast<std::size_t>(m));
-    if (packed_lengths) r.packed.resize(static_cast<std::size_t>(m));
+    r.cost_prefix.resize(static_cast<std::size_t>(m) + 1);
+    r.cost_prefix[0] = 0;
+    size_type* cost = r.cost_prefix.data() + 1;
     const size_type* arp = a.row_ptr().data();
     const I* acol = a.col_idx().data();
     const size_type* brp = b.row_ptr().data();
     const size_type* plen = packed_lengths ? packed_lengths->data() : nullptr;
+    const int parts = m < (1 << 14) ? 1 : threads;  // small matrices: no parallel region
+    std::vector<size_type> offset(static_cast<std::size_t>(parts) + 1, 0);
     size_type pt = 0, qt = 0, pm = 0, qm = 0;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(+ : pt, qt) \
-    reduction(max : pm, qm)
-    for (size_type i = 0; i < m; ++i) {
-        size_type f = 0, q = 0;
-        for (size_type e = arp[i]; e < arp[i + 1]; ++e) {
-            const I j = acol[e];
-            f += brp[j + 1] - brp[j];
-            if (plen) q += plen[j];
-        }
-        r.plain[i] = f;
-        pt += f;
-        pm = std::max(pm, f);
-        if (plen) {
-            r.packed[i] = q;
+    // One region: each thread counts its rows and sums their costs, then, once every sum is
+    // known, turns its rows into prefix sums.
+#pragma omp parallel num_threads(parts) reduction(+ : pt, qt) reduction(max : pm, qm) if (parts > 1)
+    {
+        const int t = omp_get_thread_num(), used = omp_get_num_threads();
+        const size_type begin = m * t / used, end = m * (t + 1) / used;
+        size_type sum = 0;
+        for (size_type i = begin; i < end; ++i) {
+            size_type f = 0, q = 0;
+            for (size_type e = arp[i]; e < arp[i + 1]; ++e) {
+                const I j = acol[e];
+                f += brp[j + 1] - brp[j];
+                if (plen) q += plen[j];
+            }
+            cost[i] = f + row_overhead;
+            sum += cost[i];
+            pt += f;
+            pm = std::max(pm, f);
             qt += q;
             qm = std::max(qm, q);
         }
+        offset[t + 1] = sum;
+#pragma omp barrier
+#pragma omp single
+        for (int u = 0; u < used; ++u) offset[u + 1] += offset[u];
+        size_type run = offset[t];
+        for (size_type i = begin; i < end; ++i) cost[i] = run += cost[i];
     }
     r.plain_total = pt;
     r.packed_total = qt;
@@ -118,24 +146,28 @@ RowFlops count_row_flops(const Csr<V, I>& a, const Csr<V, I>& b,
     return r;
 }
 
-// Row blocks of about equal cost (flops plus a per-row overhead), several per thread so that
-// dynamic scheduling evens out what the estimate misses (power-law rows).
-std::vector<size_type> balanced_blocks(const std::vector<size_type>& flops, int threads) {
-    const size_type m = static_cast<size_type>(flops.size());
-    constexpr size_type row_overhead = 4;
-    std::vector<size_type> prefix(static_cast<std::size_t>(m) + 1, 0);
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (size_type i = 0; i < m; ++i) prefix[i + 1] = flops[i] + row_overhead;
-    inclusive_scan(prefix.data() + 1, m, threads);
+// Row blocks of about equal cost, several per thread so that dynamic scheduling evens out
+// what the estimate misses (power-law rows).
+std::vector<size_type> balanced_blocks(const std::vector<size_type>& prefix, int threads) {
+    const size_type m = static_cast<size_type>(prefix.size()) - 1;
     const size_type blocks = std::max<size_type>(1, std::min<size_type>(m, 32 * threads));
+    const size_type total = prefix[m];
     std::vector<size_type> bounds{0};
     for (size_type t = 1; t < blocks; ++t) {
-        const size_type target = prefix[m] / blocks * t + prefix[m] % blocks * t / blocks;
+        const size_type target = total / blocks * t + total % blocks * t / blocks;
         const size_type row = std::lower_bound(prefix.begin(), prefix.end(), target) - prefix.begin();
         if (row > bounds.back() && row < m) bounds.push_back(row);
     }
     bounds.push_back(m);
     return bounds;
+}
+
+// Insertions of row i: the entries of the rows of B (or of its bit sets) that A's row names.
+template <typename Ops>
+inline size_type row_insertions(const Ops& op, size_type i) {
+    size_type n = 0;
+    for (size_type e = op.arp[i]; e < op.arp[i + 1]; ++e) n += op.brp[op.acol[e] + 1] - op.brp[op.acol[e]];
+    return n;
 }
 
 // A pool chunk held for the life of a parallel region.
@@ -190,6 +222,29 @@ std::unique_ptr<SpgemmMemoryPool> l2_pool_for(size_type longest, size_type l1_sl
     return std::make_unique<SpgemmMemoryPool>(threads, l2_slots * sizeof(typename Table::Slot));
 }
 
+// C's arrays. std::vector value-initialises in one thread, and for a large C most of that
+// time is the kernel mapping fresh pages at their first touch: touch one byte per page of the
+// reserved storage from every thread first, then resize() only zeroes pages already mapped.
+template <typename T, typename U>
+void output_arrays(std::vector<T>& first, std::vector<U>* second, size_type n, int threads) {
+    first.reserve(static_cast<std::size_t>(n));
+    if (second) second->reserve(static_cast<std::size_t>(n));
+    const size_type bytes = n * size_type(sizeof(T)), bytes2 = second ? n * size_type(sizeof(U)) : 0;
+    if (threads > 1 && bytes + bytes2 >= (size_type(1) << 24)) {
+        auto* p = reinterpret_cast<unsigned char*>(first.data());
+        auto* q = second ? reinterpret_cast<unsigned char*>(second->data()) : nullptr;
+#pragma omp parallel num_threads(threads)
+        {
+#pragma omp for schedule(static) nowait
+            for (size_type offset = 0; offset < bytes; offset += 4096) p[offset] = 0;
+#pragma omp for schedule(static)
+            for (size_type offset = 0; offset < bytes2; offset += 4096) q[offset] = 0;
+        }
+    }
+    first.resize(static_cast<std::size_t>(n));
+    if (second) second->resize(static_cast<std::size_t>(n));
+}
+
 // Sorts a row's (column, value) pairs by column.
 template <typename I, typename V>
 void sort_row(I* col, V* val, size_type n, std::vector<std::pair<I, V>>& buffer) {
@@ -221,8 +276,9 @@ void sort_row(I* col, V* val, size_type n, std::vector<std::pair<I, V>>& buffer)
 
 // Raw pointers of A and B (or of B's bit sets), copied by value into the row kernels so that
 // they stay in registers.
-template <typename V, typename I, typename BIndex = I, typename BValue = V>
+template <bool Prefetch, typename V, typename I, typename BIndex = I, typename BValue = V>
 struct Operands {
+    static constexpr bool prefetch = Prefetch;  // prefetch rows of B ahead (see below)
     const size_type* arp;
     const I* acol;
     const V* aval;
@@ -232,28 +288,51 @@ struct Operands {
     const BValue* bval;
 };
 
-template <typename V, typename I>
-Operands<V, I> operands(const Csr<V, I>& a, const Csr<V, I>& b) {
+template <bool Prefetch, typename V, typename I>
+Operands<Prefetch, V, I> operands(const Csr<V, I>& a, const Csr<V, I>& b) {
     return {a.row_ptr().data(), a.col_idx().data(), a.values().data(), a.nnz(),
             b.row_ptr().data(), b.col_idx().data(), b.values().data()};
 }
 
-// Rows of B are read in the order A's columns name them, which is random for most inputs:
-// prefetch the row that A's entry `distance` places ahead will need (A's entries run on
-// across its rows, so this also covers the start of the next row).
+// Rows of B are read in the order A's columns name them. Where they are far apart (random,
+// power-law, graph matrices) each one is a cache miss: prefetch the row that A's entry
+// `distance` places ahead will need (A's entries run on across its rows, so this also
+// covers the start of the next row). Where they are close to the row itself (banded and mesh
+// matrices) the hardware prefetcher streams them in and software prefetch only costs.
 inline constexpr size_type prefetch_distance = 4;
+
+// True when A's rows name rows of B spread over more than an L2 cache's worth of B: the mean
+// distance, on a sample of rows, between the row of B named and the one "on the diagonal".
+template <typename V, typename I>
+bool scattered_b_rows(const Csr<V, I>& a, const Csr<V, I>& b) {
+    const size_type m = a.rows();
+    if (m == 0 || a.nnz() == 0) return false;
+    const size_type step = std::max<size_type>(1, m / 4096);
+    double distance = 0, entries = 0;
+    for (size_type i = 0; i < m; i += step) {
+        const double diagonal = double(i) * double(b.rows()) / double(m);
+        for (size_type e = a.row_ptr()[i]; e < a.row_ptr()[i + 1]; ++e)
+            distance += std::abs(double(a.col_idx()[e]) - diagonal);
+        entries += double(a.row_nnz(i));
+    }
+    const double row_bytes =
+        double(sizeof(size_type)) + b.average_row_length() * double(sizeof(I) + sizeof(V));
+    return entries > 0 && distance / entries * row_bytes > double(1 << 20);
+}
 
 // Calls f(begin, end, a_value) with the entry range of B's row j for every entry A(i, j).
 template <typename Ops, typename F>
 [[gnu::always_inline]] inline void for_each_b_row(const Ops& op, size_type i, F&& f) {
     const size_type end = op.arp[i + 1];
     for (size_type e = op.arp[i]; e < end; ++e) {
-        if (e + 2 * prefetch_distance < op.a_nnz)
-            __builtin_prefetch(op.brp + op.acol[e + 2 * prefetch_distance]);
-        if (e + prefetch_distance < op.a_nnz) {
-            const size_type ahead = op.brp[op.acol[e + prefetch_distance]];
-            __builtin_prefetch(op.bcol + ahead);
-            __builtin_prefetch(op.bval + ahead);
+        if constexpr (Ops::prefetch) {
+            if (e + 2 * prefetch_distance < op.a_nnz)
+                __builtin_prefetch(op.brp + op.acol[e + 2 * prefetch_distance]);
+            if (e + prefetch_distance < op.a_nnz) {
+                const size_type ahead = op.brp[op.acol[e + prefetch_distance]];
+                __builtin_prefetch(op.bcol + ahead);
+                __builtin_prefetch(op.bval + ahead);
+            }
         }
         const auto j = op.acol[e];
         f(op.brp[j], op.brp[j + 1], op.aval[e]);
@@ -266,21 +345,20 @@ template <typename Ops, typename F>
 template <typename I>
 struct SymbolicInput {
     const BitsetRows<I>* packed = nullptr;  // B as bit sets, or nullptr
-    const std::vector<size_type>* bound = nullptr;  // insertions per row (plain or packed)
     size_type longest = 0;                          // largest bound, capped by the sets/cols
     SpgemmAccumulator accumulator = SpgemmAccumulator::hash;
     size_type l1_slots = spgemm_hash_l1_slots;
     std::vector<size_type> blocks;
     int threads = 1;
+    bool prefetch = false;
 };
 
 // One symbolic pass: the size of every row into count[i], and with Fill its columns into
 // out + row_ptr[i] (the boolean product).
-template <bool Fill, typename V, typename I>
+template <bool Fill, bool Prefetch, typename V, typename I>
 void symbolic_pass(const Csr<V, I>& a, const Csr<V, I>& b, const SymbolicInput<I>& in,
                    size_type* count, I* out, const size_type* row_ptr, bool sort) {
     const size_type k = b.cols();
-    const size_type* bound = in.bound->data();
     const int threads = in.threads;
     auto finish = [count, out, row_ptr, sort](size_type i, size_type n) {
         count[i] = n;
@@ -297,7 +375,7 @@ void symbolic_pass(const Csr<V, I>& a, const Csr<V, I>& b, const SymbolicInput<I
     };
 
     if (in.packed == nullptr) {
-        const Operands<V, I> op = operands(a, b);
+        const Operands<Prefetch, V, I> op = operands<Prefetch>(a, b);
         if (in.accumulator == SpgemmAccumulator::dense) {
             SpgemmMemoryPool pool(threads, k * sizeof(std::uint32_t));
             struct State {
@@ -344,8 +422,8 @@ void symbolic_pass(const Csr<V, I>& a, const Csr<V, I>& b, const SymbolicInput<I
                     return std::unique_ptr<State>(new State{
                         std::move(chunk), Table(l1, in.l1_slots, l2_pool.get(), l2_slots, t)});
                 },
-                [op, out, row_ptr, bound, k, &finish](State& s, size_type i) {
-                    s.table.begin_row(std::min(bound[i], k));
+                [op, out, row_ptr, k, &finish](State& s, size_type i) {
+                    s.table.begin_row(std::min(row_insertions(op, i), k));
                     I* dst = Fill ? out + row_ptr[i] : nullptr;
                     size_type n = 0;
                     const I* bcol = op.bcol;
@@ -367,8 +445,8 @@ void symbolic_pass(const Csr<V, I>& a, const Csr<V, I>& b, const SymbolicInput<I
     }
 
     const BitsetRows<I>& p = *in.packed;
-    const Operands<V, I, I, std::uint32_t> op{a.row_ptr().data(), a.col_idx().data(),
-                                              a.values().data(),  a.nnz(),
+    const Operands<Prefetch, V, I, I, std::uint32_t> op{a.row_ptr().data(), a.col_idx().data(),
+                                                        a.values().data(),  a.nnz(),
                                               p.row_ptr.data(),   p.set.data(),
                                               p.bits.data()};
     const size_type sets = p.sets;
@@ -420,8 +498,8 @@ void symbolic_pass(const Csr<V, I>& a, const Csr<V, I>& b, const SymbolicInput<I
                 return std::unique_ptr<State>(
                     new State{std::move(chunk), Table(l1, in.l1_slots, l2_pool.get(), l2_slots, t)});
             },
-            [op, out, row_ptr, bound, sets, &expand, &finish](State& s, size_type i) {
-                s.table.begin_row(std::min(bound[i], sets));
+            [op, out, row_ptr, sets, &expand, &finish](State& s, size_type i) {
+                s.table.begin_row(std::min(row_insertions(op, i), sets));
                 const I* pset = op.bcol;
                 const std::uint32_t* pbits = op.bval;
                 for_each_b_row(op, i, [&](size_type fb, size_type fe, V) {
@@ -474,18 +552,19 @@ SpgemmPlan symbolic(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions&
         consider && flops.plain_total > 0 ? double(flops.packed_total) / double(flops.plain_total) : 1.0;
     plan.compressed = consider && (options.compression == SpgemmCompression::always ||
                                    compression_pays(flops.plain_total, flops.packed_total,
-                                                    options.compression_threshold));
+                                                    b.nnz(), options.compression_threshold));
     // Compression, second phase: only when it pays.
     BitsetRows<I> packed;
     if (plan.compressed) packed = compress_rows(b, packed_lengths);
 
     SymbolicInput<I> in;
     in.packed = plan.compressed ? &packed : nullptr;
-    in.bound = plan.compressed ? &flops.packed : &flops.plain;
     in.longest = plan.compressed ? std::min(flops.packed_max, sets) : std::min(flops.plain_max, k);
     in.l1_slots = options.hash_l1_slots;
     in.threads = threads;
-    in.blocks = balanced_blocks(flops.plain, threads);
+    in.blocks = balanced_blocks(flops.cost_prefix, threads);
+    in.prefetch = plan.prefetch_b_rows = scattered_b_rows(a, b);
+    flops.cost_prefix = {};
     const auto sym = choose_spgemm_accumulator(
         plan.compressed ? SpgemmPhaseShape{sets, in.longest, 4 + size_type(sizeof(I)), size_type(sizeof(I)) + 4}
                         : SpgemmPhaseShape{k, in.longest, 4, size_type(sizeof(I))},
@@ -493,19 +572,24 @@ SpgemmPlan symbolic(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions&
     in.accumulator = sym.accumulator;
 
     plan.row_ptr.assign(static_cast<std::size_t>(m) + 1, 0);
-    symbolic_pass<false>(a, b, in, plan.row_ptr.data() + 1, static_cast<I*>(nullptr), nullptr,
-                         false);
-    size_type longest = 0;
-#pragma omp parallel for schedule(static) num_threads(threads) reduction(max : longest)
-    for (size_type i = 1; i <= m; ++i) longest = std::max(longest, plan.row_ptr[i]);
-    inclusive_scan(plan.row_ptr.data() + 1, m, threads);
+    if (in.prefetch)
+        symbolic_pass<false, true>(a, b, in, plan.row_ptr.data() + 1, static_cast<I*>(nullptr),
+                                   nullptr, false);
+    else
+        symbolic_pass<false, false>(a, b, in, plan.row_ptr.data() + 1, static_cast<I*>(nullptr),
+                                    nullptr, false);
+    const size_type longest = inclusive_scan(plan.row_ptr.data() + 1, m, threads);
     plan.max_row_nnz = longest;
 
     if (fill) {  // the boolean product: the same pass again, writing the columns
-        fill->resize(static_cast<std::size_t>(plan.nnz()));
+        output_arrays<I, V>(*fill, nullptr, plan.nnz(), threads);
         std::vector<size_type> check(static_cast<std::size_t>(m));
-        symbolic_pass<true>(a, b, in, check.data(), fill->data(), plan.row_ptr.data(),
-                            options.sort_columns);
+        if (in.prefetch)
+            symbolic_pass<true, true>(a, b, in, check.data(), fill->data(), plan.row_ptr.data(),
+                                      options.sort_columns);
+        else
+            symbolic_pass<true, false>(a, b, in, check.data(), fill->data(), plan.row_ptr.data(),
+                                       options.sort_columns);
     }
 
     // The numeric phase's accumulator, now with the exact longest row.
@@ -519,7 +603,8 @@ SpgemmPlan symbolic(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions&
         plan.hash_l2_slots = longest > plan.hash_l1_slots / 2 ? next_pow2(2 * longest) : 0;
         plan.scratch_bytes = (plan.hash_l1_slots + plan.hash_l2_slots) * 2 * size_type(sizeof(I));
     } else {
-        plan.scratch_bytes = k * size_type(sizeof(I));
+        // Positions inside a row are 32-bit unless a row has 2^31 entries.
+        plan.scratch_bytes = k * (longest < std::numeric_limits<std::int32_t>::max() ? 4 : size_type(sizeof(I)));
     }
     plan.reason = "symbolic " + sym.reason + "; numeric " + num.reason;
     return plan;
@@ -530,10 +615,10 @@ SpgemmPlan symbolic(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions&
 // Fresh numeric phase: columns and values of every row written at row_ptr[i], in the order
 // the accumulator meets them. P is the type of positions inside a row. Returns false when a
 // row does not have the plan's size.
-template <typename P, typename V, typename I>
+template <typename P, bool Prefetch, typename V, typename I>
 bool numeric_fresh(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b, I* ccol,
                    V* cval) {
-    const Operands<V, I> op = operands(a, b);
+    const Operands<Prefetch, V, I> op = operands<Prefetch>(a, b);
     const size_type* rp = plan.row_ptr.data();
     const size_type k = plan.cols;
     const int threads = std::max(1, omp_get_max_threads());
@@ -547,7 +632,7 @@ bool numeric_fresh(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& 
         struct State {
             PoolChunk chunk;
             P* pos;
-            std::vector<std::pair<I, V>> buffer;
+            std::vector<V> values;  // a row's values while its columns are sorted
         };
         for_each_row(
             plan.row_blocks, threads,
@@ -556,10 +641,10 @@ bool numeric_fresh(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& 
                 P* pos = chunk.as<P>();
                 std::fill(pos, pos + k, P(-1));
                 auto s = std::unique_ptr<State>(new State{std::move(chunk), pos, {}});
-                if (sort) s->buffer.reserve(static_cast<std::size_t>(longest));
+                if (sort) s->values.resize(static_cast<std::size_t>(longest));
                 return s;
             },
-            [op, rp, ccol, cval, sort, &ok](State& s, size_type i) {
+            [op, rp, ccol, cval, sort, k, &ok](State& s, size_type i) {
                 P* pos = s.pos;
                 I* oc = ccol + rp[i];
                 V* ov = cval + rp[i];
@@ -586,8 +671,22 @@ bool numeric_fresh(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& 
                     }
                 });
                 if (!fits || n != cap) ok.store(false, std::memory_order_relaxed);
+                if (sort && n > 1) {
+                    V* tmp = s.values.data();
+                    std::copy(ov, ov + n, tmp);
+                    if (n * 8 > k) {
+                        // The row fills much of k: list its columns by a scan of pos.
+                        size_type t = 0;
+                        for (size_type c = 0; c < k; ++c)
+                            if (pos[c] >= 0) oc[t++] = static_cast<I>(c);
+                        for (t = 0; t < n; ++t) ov[t] = tmp[pos[oc[t]]];
+                    } else {
+                        // Sort the columns alone; pos still maps each to its value.
+                        std::sort(oc, oc + n);
+                        for (size_type t = 0; t < n; ++t) ov[t] = tmp[pos[oc[t]]];
+                    }
+                }
                 for (size_type t = 0; t < n; ++t) pos[oc[t]] = P(-1);
-                if (sort) sort_row(oc, ov, n, s.buffer);
             });
     } else {
         using Table = TwoLevelHash<I, P>;
@@ -648,10 +747,10 @@ bool numeric_fresh(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& 
 
 // Reused numeric phase: C's columns are known, only its values are recomputed in place.
 // Returns false when a product falls outside C's pattern.
-template <typename P, typename V, typename I>
+template <typename P, bool Prefetch, typename V, typename I>
 bool numeric_reuse(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b,
                    const I* ccol, V* cval) {
-    const Operands<V, I> op = operands(a, b);
+    const Operands<Prefetch, V, I> op = operands<Prefetch>(a, b);
     const size_type* rp = plan.row_ptr.data();
     const size_type k = plan.cols;
     const int threads = std::max(1, omp_get_max_threads());
@@ -748,25 +847,41 @@ SpgemmPlan spgemm_symbolic(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmO
 }
 
 template <typename V, typename I>
-void spgemm_numeric(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b, Csr<V, I>& c) {
-    check_plan(plan, a, b, "cpu::spgemm_numeric");
+void spgemm_numeric(const SpgemmPlan& given, const Csr<V, I>& a, const Csr<V, I>& b, Csr<V, I>& c) {
+    check_plan(given, a, b, "cpu::spgemm_numeric");
+    // A plan from another backend has no row blocks: one block of all rows.
+    SpgemmPlan adapted;
+    if (given.row_blocks.size() < 2 || given.row_blocks.back() != given.rows) {
+        adapted = given;
+        adapted.row_blocks = {0, given.rows};
+    }
+    const SpgemmPlan& plan = adapted.row_blocks.empty() ? given : adapted;
     // Positions inside a row of C fit 32 bits unless a row has 2^31 entries.
     const bool narrow = plan.max_row_nnz < std::numeric_limits<std::int32_t>::max();
     const bool reuse = c.rows() == plan.rows && c.cols() == plan.cols && c.row_ptr() == plan.row_ptr;
     if (reuse) {
         const I* col = c.col_idx().data();
         V* val = c.values_mut().data();
-        if (!(narrow ? numeric_reuse<std::int32_t>(plan, a, b, col, val)
-                     : numeric_reuse<I>(plan, a, b, col, val)))
+        const bool pf = plan.prefetch_b_rows;
+        const bool ok = narrow ? (pf ? numeric_reuse<std::int32_t, true>(plan, a, b, col, val)
+                                     : numeric_reuse<std::int32_t, false>(plan, a, b, col, val))
+                               : (pf ? numeric_reuse<I, true>(plan, a, b, col, val)
+                                     : numeric_reuse<I, false>(plan, a, b, col, val));
+        if (!ok)
             TESSEL_INVALID_INPUT("cpu::spgemm_numeric", 0,
                                  "C has the plan's row pointers but not the pattern of A·B "
                                  "(reuse needs the C of an earlier numeric phase with this plan)");
         return;
     }
-    std::vector<I> col(static_cast<std::size_t>(plan.nnz()));
-    std::vector<V> val(static_cast<std::size_t>(plan.nnz()));
-    if (!(narrow ? numeric_fresh<std::int32_t>(plan, a, b, col.data(), val.data())
-                 : numeric_fresh<I>(plan, a, b, col.data(), val.data())))
+    std::vector<I> col;
+    std::vector<V> val;
+    output_arrays(col, &val, plan.nnz(), std::max(1, omp_get_max_threads()));
+    const bool pf = plan.prefetch_b_rows;
+    const bool ok = narrow ? (pf ? numeric_fresh<std::int32_t, true>(plan, a, b, col.data(), val.data())
+                                 : numeric_fresh<std::int32_t, false>(plan, a, b, col.data(), val.data()))
+                           : (pf ? numeric_fresh<I, true>(plan, a, b, col.data(), val.data())
+                                 : numeric_fresh<I, false>(plan, a, b, col.data(), val.data()));
+    if (!ok)
         TESSEL_INVALID_INPUT("cpu::spgemm_numeric", 0,
                              "the rows of A·B do not have the sizes of the plan (did the pattern "
                              "of A or B change?)");

@@ -31,6 +31,7 @@ std::string SpgemmPlan::describe() const {
                   (long long)hash_l2_slots, (long long)scratch_bytes,
                   sort_columns ? "sorted" : "unsorted");
     std::string text(line);
+    if (prefetch_b_rows) text += ", B's rows prefetched";
     if (!reason.empty()) text += " | " + reason;
     return text;
 }

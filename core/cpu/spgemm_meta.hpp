@@ -23,10 +23,10 @@ struct SpgemmPhaseChoice {
     std::string reason;
 };
 
-/// Dense when the column count is at most options.dense_column_limit (the paper's k <
-/// 250,000), or when the hash accumulator for the longest estimated row would take at least
-/// the memory of a dense one (rows close to k long, as in squaring R-MAT graphs); hash
-/// otherwise. options.accumulator, when dense or hash, is obeyed instead.
+/// Dense when the column count is at most options.dense_column_limit (the paper's k < 250,000
+/// on KNL, 2^21 by default here), or when the hash accumulator for the longest estimated row
+/// would take at least the memory of a dense one (rows close to k long, as in squaring R-MAT
+/// graphs); hash otherwise. options.accumulator, when dense or hash, is obeyed instead.
 SpgemmPhaseChoice choose_spgemm_accumulator(const SpgemmPhaseShape& shape,
                                             const SpgemmOptions& options);
 

@@ -52,8 +52,7 @@ struct PoolView {
 template <typename I, typename Payload>
 __device__ WarpHash<I> begin_row(I* l1_keys, Payload* l1_values, int l1_slots, int* used,
                                  int* closed, I* pool_keys, Payload* pool_values,
-                                 const PoolView& pool, std::int64_t bound, int lane, int hint,
-                                 int& chunk) {
+                                 const PoolView& pool, std::int64_t bound, int lane, int hint) {
     WarpHash<I> map;
     const int want = ceil_log2(2 * bound > warp_size ? 2 * bound : warp_size);
     const int most = ceil_log2(l1_slots);
@@ -73,10 +72,12 @@ __device__ WarpHash<I> begin_row(I* l1_keys, Payload* l1_values, int l1_slots, i
     }
     map.l2 = nullptr;
     map.l2_bits = 0;
-    chunk = -1;
+    map.chunk = -1;
     if (bound > map.l1_limit && pool.chunks > 0) {
+        int chunk = 0;
         if (lane == 0) chunk = acquire_chunk(pool.locks, pool.chunks, hint);
         chunk = __shfl_sync(0xffffffffu, chunk, 0);
+        map.chunk = chunk;
         const int need = ceil_log2(2 * bound), room = ceil_log2(pool.chunk_slots);
         map.l2_bits = need < room ? need : room;
         map.l2 = pool_keys + std::int64_t(chunk) * pool.chunk_slots;
@@ -111,23 +112,22 @@ __global__ void __launch_bounds__(block_threads)
     const std::int64_t first = (std::int64_t(blockIdx.x) * block_threads + threadIdx.x) / warp_size;
     const std::int64_t stride = std::int64_t(gridDim.x) * warps_per_block;
     for (std::int64_t i = first; i < m; i += stride) {
-        int chunk;
         const WarpHash<I> map =
             begin_row<I, void>(keys, nullptr, l1_slots, used + w, closed + w, pool_keys, nullptr,
-                               pool, bound[i], lane, int(first), chunk);
+                               pool, bound[i], lane, int(first));
         std::int64_t fresh_count = 0;
         for (std::int64_t e = arp[i]; e < arp[i + 1]; ++e) {
             const I j = acol[e];
             for (std::int64_t f = brp[j] + lane; f < brp[j + 1]; f += warp_size) {
                 bool fresh;
-                map.insert(bcol[f], fresh);
+                map.insert(bcol[f], fresh);  // never no_room: the bound is an upper bound
                 fresh_count += fresh;
             }
             __syncwarp();  // rows of B one after another: concurrent keys are distinct
         }
         const std::int64_t total = warp_sum(fresh_count);
         if (lane == 0) row_nnz[i] = total;
-        end_row(pool, chunk, lane);
+        end_row(pool, map.chunk, lane);
     }
 }
 
@@ -150,10 +150,10 @@ __global__ void __launch_bounds__(block_threads)
     const std::int64_t stride = std::int64_t(gridDim.x) * warps_per_block;
     for (std::int64_t i = first; i < m; i += stride) {
         const std::int64_t base = crp[i], cap = crp[i + 1] - crp[i];
-        int chunk;
         const WarpHash<I> map = begin_row<I, V>(keys, values, l1_slots, used + w, closed + w,
                                                 pool_keys, pool_values, pool, cap, lane,
-                                                int(first), chunk);
+                                                int(first));
+        const int chunk = map.chunk;
         if (lane == 0) written[w] = 0;
         __syncwarp();
         V* l2_values = chunk >= 0 ? pool_values + std::int64_t(chunk) * pool.chunk_slots : nullptr;
@@ -165,8 +165,10 @@ __global__ void __launch_bounds__(block_threads)
                 const std::int64_t slot = map.insert(bcol[f], fresh);
                 if (slot >= 0)
                     atomicAdd(values + slot, av * bval[f]);
-                else
+                else if (slot != no_room)
                     atomicAdd(l2_values + (-1 - slot), av * bval[f]);
+                else
+                    atomicExch(mismatch, 1);
             }
             __syncwarp();
         }
@@ -221,10 +223,10 @@ __global__ void __launch_bounds__(block_threads)
     const std::int64_t stride = std::int64_t(gridDim.x) * warps_per_block;
     for (std::int64_t i = first; i < m; i += stride) {
         const std::int64_t base = crp[i], cap = crp[i + 1] - crp[i];
-        int chunk;
         const WarpHash<I> map = begin_row<I, int>(keys, places, l1_slots, used + w, closed + w,
                                                   pool_keys, pool_places, pool, cap, lane,
-                                                  int(first), chunk);
+                                                  int(first));
+        const int chunk = map.chunk;
         int* l2_places = chunk >= 0 ? pool_places + std::int64_t(chunk) * pool.chunk_slots : nullptr;
         bool inside = true;
         for (std::int64_t t = lane; t < cap; t += warp_size) {
@@ -233,7 +235,7 @@ __global__ void __launch_bounds__(block_threads)
             inside &= fresh;
             if (slot >= 0)
                 places[slot] = int(t);
-            else
+            else if (slot != no_room)
                 l2_places[-1 - slot] = int(t);
         }
         __syncwarp();
@@ -242,7 +244,7 @@ __global__ void __launch_bounds__(block_threads)
             const V av = aval[e];
             for (std::int64_t f = brp[j] + lane; f < brp[j + 1]; f += warp_size) {
                 const std::int64_t slot = map.find(bcol[f]);
-                if (slot == INT64_MIN) {
+                if (slot == no_room) {
                     inside = false;
                     continue;
                 }

@@ -36,6 +36,9 @@ __device__ __forceinline__ I cas_key(I* address, I expected, I desired) {
     }
 }
 
+/// insert() and find() return this when a key has no place (see there).
+inline constexpr std::int64_t no_room = INT64_MIN;
+
 /// A warp's view of one row's hash map. Keys are columns (>= 0), -1 marks an empty slot.
 /// Level 1 admits keys while at most half full and then closes for the rest of the row, so a
 /// key lives in exactly one level (keys inserted concurrently by the lanes of a warp are
@@ -49,88 +52,88 @@ struct WarpHash {
     int* l1_closed; // shared flag
     I* l2;          // global memory chunk, or nullptr
     int l2_bits;
+    int chunk;      // the pool chunk holding l2, or -1
 
     /// The slot of `key` in level 1 (>= 0), or -1 - slot in level 2; `fresh` tells whether
-    /// this call inserted it.
+    /// this call inserted it. no_room when the row has more keys than it was sized for (its
+    /// operands do not have the pattern of the plan): probing stops after a full window.
     __device__ __forceinline__ std::int64_t insert(I key, bool& fresh) const {
         volatile I* keys = l1;
-        const std::int64_t mask = (std::int64_t(1) << l1_bits) - 1;
+        const std::int64_t window = std::int64_t(1) << l1_bits, mask = window - 1;
         std::int64_t h = hash_slot(key, l1_bits);
-        for (;;) {
+        fresh = false;
+        for (std::int64_t probes = 0; probes < window; ++probes) {
             const I current = keys[h];
-            if (current == key) {
-                fresh = false;
-                return h;
-            }
+            if (current == key) return h;
             if (current == I(-1)) {
-                if (*reinterpret_cast<volatile int*>(l1_closed)) break;
-                if (atomicAdd(l1_used, 1) >= l1_limit) {
-                    atomicSub(l1_used, 1);
-                    *reinterpret_cast<volatile int*>(l1_closed) = 1;
-                    break;
+                // Only a row with a second level limits the first: the reservation keeps it
+                // at most half full, and a failed one closes it for the rest of the row.
+                if (l2 != nullptr) {
+                    if (*reinterpret_cast<volatile int*>(l1_closed)) break;
+                    if (atomicAdd(l1_used, 1) >= l1_limit) {
+                        atomicSub(l1_used, 1);
+                        *reinterpret_cast<volatile int*>(l1_closed) = 1;
+                        break;
+                    }
                 }
                 const I previous = cas_key(l1 + h, I(-1), key);
                 if (previous == I(-1)) {
                     fresh = true;
                     return h;
                 }
-                atomicSub(l1_used, 1);
-                if (previous == key) {
-                    fresh = false;
-                    return h;
-                }
+                if (l2 != nullptr) atomicSub(l1_used, 1);
+                if (previous == key) return h;
             }
             h = (h + 1) & mask;
         }
-        return -1 - insert_l2(key, fresh);
+        if (l2 == nullptr) return no_room;
+        const std::int64_t slot = insert_l2(key, fresh);
+        return slot == no_room ? no_room : -1 - slot;
     }
 
-    /// The slot of `key` as insert() numbers them, or INT64_MIN when it is in neither level.
+    /// The slot of `key` as insert() numbers them, or no_room when it is in neither level.
     __device__ __forceinline__ std::int64_t find(I key) const {
         volatile I* keys = l1;
-        const std::int64_t mask = (std::int64_t(1) << l1_bits) - 1;
+        const std::int64_t window = std::int64_t(1) << l1_bits, mask = window - 1;
         std::int64_t h = hash_slot(key, l1_bits);
-        for (;;) {
+        for (std::int64_t probes = 0; probes < window; ++probes) {
             const I current = keys[h];
             if (current == key) return h;
             if (current == I(-1)) break;
             h = (h + 1) & mask;
         }
-        if (l2 == nullptr) return INT64_MIN;
+        if (l2 == nullptr) return no_room;
         volatile I* keys2 = l2;
-        const std::int64_t mask2 = (std::int64_t(1) << l2_bits) - 1;
+        const std::int64_t window2 = std::int64_t(1) << l2_bits, mask2 = window2 - 1;
         h = hash_slot(key, l2_bits);
-        for (;;) {
+        for (std::int64_t probes = 0; probes < window2; ++probes) {
             const I current = keys2[h];
             if (current == key) return -1 - h;
-            if (current == I(-1)) return INT64_MIN;
+            if (current == I(-1)) return no_room;
             h = (h + 1) & mask2;
         }
+        return no_room;
     }
 
     __device__ __forceinline__ std::int64_t insert_l2(I key, bool& fresh) const {
         volatile I* keys = l2;
-        const std::int64_t mask = (std::int64_t(1) << l2_bits) - 1;
+        const std::int64_t window = std::int64_t(1) << l2_bits, mask = window - 1;
         std::int64_t h = hash_slot(key, l2_bits);
-        for (;;) {
+        fresh = false;
+        for (std::int64_t probes = 0; probes < window; ++probes) {
             const I current = keys[h];
-            if (current == key) {
-                fresh = false;
-                return h;
-            }
+            if (current == key) return h;
             if (current == I(-1)) {
                 const I previous = cas_key(l2 + h, I(-1), key);
                 if (previous == I(-1)) {
                     fresh = true;
                     return h;
                 }
-                if (previous == key) {
-                    fresh = false;
-                    return h;
-                }
+                if (previous == key) return h;
             }
             h = (h + 1) & mask;
         }
+        return no_room;
     }
 };
 

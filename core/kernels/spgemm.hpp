@@ -43,11 +43,13 @@ enum class SpgemmCompression {
 
 std::string_view to_string(SpgemmAccumulator accumulator);
 
-/// C has at most this many columns -> dense accumulators (the paper's cut-off k < 250,000,
-/// measured again on Zen 4 with bench/spgemm; see docs/BENCHMARKS.md).
-inline constexpr size_type spgemm_dense_column_limit = 250000;
+/// C has at most this many columns -> dense accumulators. The paper's cut-off is k < 250,000
+/// on KNL; on Zen 4 (1 MiB L2 per core, 32 MiB L3) dense arrays of 32-bit positions still win
+/// up to about 2M columns (8 MiB per thread), measured with bench/spgemm (docs/BENCHMARKS.md).
+inline constexpr size_type spgemm_dense_column_limit = size_type(1) << 21;
 
-/// Compression is used when compressed insertions / plain insertions is at most this.
+/// Compression is used when (compressed insertions + its own two passes over B) / plain
+/// insertions is at most this (the paper's 0.85 rule, with the compression's cost counted).
 inline constexpr double spgemm_compression_threshold = 0.85;
 
 /// Default slots of the first hash level per thread (it holds half as many entries).
@@ -61,7 +63,7 @@ struct SpgemmOptions {
     SpgemmCompression compression = SpgemmCompression::automatic;
     /// Meta-algorithm: dense accumulators when the (compressed) column count is at most this.
     size_type dense_column_limit = spgemm_dense_column_limit;
-    /// Compression pays when it leaves at most this fraction of the symbolic insertions.
+    /// Compression pays when it (with its own cost) leaves at most this fraction of the work.
     double compression_threshold = spgemm_compression_threshold;
     /// Slots of the first hash level per thread (a power of two >= 16); rows with more
     /// than half as many entries spill to the second level.
@@ -88,6 +90,7 @@ struct SpgemmPlan {
     size_type hash_l2_slots = 0;        ///< second-level chunk per thread (0: never needed)
     size_type scratch_bytes = 0;        ///< numeric accumulator memory per thread
     std::vector<size_type> row_blocks;  ///< cpu: block b is rows [row_blocks[b], row_blocks[b+1])
+    bool prefetch_b_rows = false;       ///< cpu: A names rows of B far apart, prefetch them
     bool sort_columns = false;          ///< the numeric phase sorts each row
     std::string reason;                 ///< why the meta-algorithm chose the accumulators
 
