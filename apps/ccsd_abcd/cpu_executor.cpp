@@ -129,6 +129,7 @@ ExecutionResult execute_cpu(const Problem& p, const Plan& plan, TileStore<T>& a,
                 });
                 std::exception_ptr failure;
                 std::mutex failure_mutex;
+                Timer since_progress;
 #pragma omp parallel
                 {
                     const int tid = omp_get_thread_num();
@@ -167,8 +168,13 @@ ExecutionResult execute_cpu(const Problem& p, const Plan& plan, TileStore<T>& a,
                                 mine.flops += 2.0 * double(m) * double(width) * double(kk);
                                 if (task.j0 == 0) ++mine.gemms;
                             }
-                            // The master thread (the one that initialised MPI) lets messages progress.
-                            if (tid == 0 && with_mpi) ex.progress();
+                            // The master thread (the one that initialised MPI) lets messages
+                            // progress, at most every half millisecond (testing a thousand
+                            // requests after each of tens of thousands of small GEMMs costs).
+                            if (tid == 0 && with_mpi && since_progress.seconds() > 5e-4) {
+                                ex.progress();
+                                since_progress.restart();
+                            }
                         } catch (...) {
                             std::lock_guard<std::mutex> lock(failure_mutex);
                             if (!failure) failure = std::current_exception();

@@ -33,10 +33,10 @@ void require_cuda_backend() {
     if (cuda_device_count() == 0) TESSEL_THROW(CudaError, "the cuda backend found no CUDA device");
 }
 
-size_type cuda_device_memory(int rank) {
+size_type cuda_device_memory(int device) {
     const int n = cuda_device_count();
     if (n == 0) return 0;
-    TESSEL_CUDA_CHECK(cudaSetDevice(rank % n));
+    TESSEL_CUDA_CHECK(cudaSetDevice(device % n));
     std::size_t free_bytes = 0, total_bytes = 0;
     TESSEL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     return static_cast<size_type>(free_bytes);
@@ -110,7 +110,8 @@ struct Device {
 template <typename T>
 class CudaRun {
 public:
-    CudaRun(const Problem& p, const Plan& plan, TileStore<T>& a, TileExchange<T>& ex, ExecutionResult& r, int rank)
+    CudaRun(const Problem& p, const Plan& plan, TileStore<T>& a, TileExchange<T>& ex, ExecutionResult& r, int rank,
+            int first_device)
         : p_(p), plan_(plan), me_(plan.processes[rank]), a_(a), ex_(ex), r_(r) {
         const int count = cuda_device_count();
         if (count == 0) TESSEL_THROW(CudaError, "the cuda backend found no CUDA device");
@@ -119,7 +120,7 @@ public:
         devices_.resize(static_cast<std::size_t>(devices));
         for (int d = 0; d < devices; ++d) devices_[d] = std::make_unique<Device<T>>();
         for (std::size_t b = 0; b < me_.blocks.size(); ++b) devices_[me_.blocks[b].device]->blocks.push_back(b);
-        for (int d = 0; d < devices; ++d) setup(*devices_[d], (rank * devices + d) % count);
+        for (int d = 0; d < devices; ++d) setup(*devices_[d], (first_device + d) % count);
     }
 
     void run() {
@@ -361,7 +362,7 @@ ExecutionResult execute_cuda(const Problem& p, const Plan& plan, TileStore<T>& a
     TileExchange<T> ex(p, plan, o.rank, o.comm, a, c_owned);
     ex.start();
     if (o.rank < plan.grid.size() && !plan.processes[o.rank].blocks.empty()) {
-        CudaRun<T> run(p, plan, a, ex, r, o.rank);
+        CudaRun<T> run(p, plan, a, ex, r, o.rank, o.first_device);
         run.run();
     }
     ex.finish();

@@ -1,5 +1,7 @@
-// Timing OpenBLAS dgemm on a square matrix.
+// Timing OpenBLAS dgemm on square matrices: one threaded call, and one call per thread at once.
 #include "apps/ccsd_abcd/dgemm_rate.hpp"
+
+#include <omp.h>
 
 #include <algorithm>
 #include <vector>
@@ -10,20 +12,59 @@
 
 namespace tessel::abcd {
 
-double measure_dgemm_rate(size_type n, int threads, int repeats) {
-    if (n <= 0) return 0;
-    std::vector<double> a(static_cast<std::size_t>(n * n)), b(a.size()), c(a.size(), 0.0);
-    fill_tile(11, Operand::a, 0, n, 0, n, a.data());
-    fill_tile(11, Operand::b, 0, n, 0, n, b.data());
-    BlasThreads use(threads);
-    gemm_accumulate(n, n, n, a.data(), n, b.data(), n, c.data(), n);
-    double best = 1e300;
-    for (int r = 0; r < std::max(1, repeats); ++r) {
-        Timer t;
-        gemm_accumulate(n, n, n, a.data(), n, b.data(), n, c.data(), n);
-        best = std::min(best, t.seconds());
+namespace {
+struct Operands {
+    std::vector<double> a, b, c;
+    explicit Operands(size_type n)
+        : a(static_cast<std::size_t>(n * n)), b(a.size()), c(a.size(), 0.0) {
+        fill_tile(11, Operand::a, 0, n, 0, n, a.data());
+        fill_tile(11, Operand::b, 0, n, 0, n, b.data());
     }
-    return 2.0 * double(n) * double(n) * double(n) / best;
+    void run(size_type n) { gemm_accumulate(n, n, n, a.data(), n, b.data(), n, c.data(), n); }
+};
+}  // namespace
+
+DgemmRate measure_dgemm_rate(size_type n, int threads, int repeats) {
+    DgemmRate rate;
+    if (n <= 0) return rate;
+    threads = std::max(1, threads);
+    repeats = std::max(1, repeats);
+    const double flops = 2.0 * double(n) * double(n) * double(n);
+    {
+        Operands x(n);
+        BlasThreads use(threads);
+        x.run(n);
+        double best = 1e300;
+        for (int r = 0; r < repeats; ++r) {
+            Timer t;
+            x.run(n);
+            best = std::min(best, t.seconds());
+        }
+        rate.one_call = flops / best;
+    }
+    if (threads > 1) {
+        BlasThreads single(1);
+        double best = 1e300;
+#pragma omp parallel num_threads(threads)
+        {
+            Operands x(n);
+            x.run(n);
+            for (int r = 0; r < repeats; ++r) {
+                Timer t;
+#pragma omp barrier
+#pragma omp master
+                t.restart();
+                x.run(n);
+#pragma omp barrier
+#pragma omp master
+                best = std::min(best, t.seconds());
+            }
+        }
+        rate.concurrent = double(threads) * flops / best;
+    } else {
+        rate.concurrent = rate.one_call;
+    }
+    return rate;
 }
 
 }  // namespace tessel::abcd

@@ -5,8 +5,17 @@
 
 namespace tessel::abcd {
 
-/// FLOP/s of BLAS dgemm C := C + A·B on n x n matrices with `threads` BLAS threads: one warm-up,
-/// then the best of `repeats` timed calls (2n³ flops each). Returns 0 when n <= 0.
-double measure_dgemm_rate(size_type n, int threads, int repeats = 3);
+/// Rates of BLAS dgemm C := C + A·B on n x n matrices, in FLOP/s (2n³ per call), each the best
+/// of `repeats` timed rounds after one warm-up round:
+struct DgemmRate {
+    double one_call = 0;    ///< one dgemm call with `threads` BLAS threads
+    double concurrent = 0;  ///< `threads` single-threaded dgemm calls at once (own matrices), summed
+    /// The yardstick: the higher of the two (on small virtual machines a threaded call may scale
+    /// worse than independent per-core calls, which is how the executor uses the cores).
+    double best() const { return one_call > concurrent ? one_call : concurrent; }
+};
+
+/// Measures both rates; all zero when n <= 0.
+DgemmRate measure_dgemm_rate(size_type n, int threads, int repeats = 3);
 
 }  // namespace tessel::abcd

@@ -17,6 +17,8 @@ struct ExecutorOptions {
     /// The ranks of the grid (rank r of comm is grid rank r); MPI_COMM_NULL for one process.
     MPI_Comm comm = MPI_COMM_NULL;
     int rank = 0;
+    /// cuda: the process's devices are first_device, first_device + 1, ... (mod the count).
+    int first_device = 0;
     /// cpu: GEMM tasks smaller than this many columns are not split further.
     size_type min_split_columns = 64;
     bool verbose = false;
@@ -69,7 +71,7 @@ void require_cuda_backend();
 
 /// CUDA devices visible to this process (0 without CUDA in the build or without a device).
 int cuda_device_count();
-/// Free memory of the device this rank would use, in bytes (0 when none).
-size_type cuda_device_memory(int rank);
+/// Free memory of CUDA device `device` (mod the device count), in bytes (0 when none).
+size_type cuda_device_memory(int device);
 
 }  // namespace tessel::abcd

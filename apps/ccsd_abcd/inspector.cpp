@@ -119,6 +119,7 @@ Plan inspect(const Problem& problem, const InspectorOptions& options) {
     int worst_row = 0;
     std::vector<std::vector<char>> k_used(static_cast<std::size_t>(g.p));
     std::vector<std::vector<double>> row_col_flops(static_cast<std::size_t>(g.p));
+    std::vector<double> mirrored_loads;
     for (int row = 0; row < g.p; ++row) {
         auto& used = k_used[row];
         used.assign(static_cast<std::size_t>(kt.count()), 0);
@@ -137,6 +138,16 @@ Plan inspect(const Problem& problem, const InspectorOptions& options) {
         }
         row_col_flops[row] = column_flops(plan.product, row, g.p);
         plan.column_owner[row] = assign_columns_mirrored_cyclic(row_col_flops[row], g.q);
+        for (double l : process_loads(plan.column_owner[row], row_col_flops[row], g.q)) mirrored_loads.push_back(l);
+        if (options.refine_columns) refine_assignment(plan.column_owner[row], row_col_flops[row], g.q);
+    }
+    {
+        double max = 0, sum = 0;
+        for (double l : mirrored_loads) {
+            max = std::max(max, l);
+            sum += l;
+        }
+        plan.mirrored_load_balance = sum > 0 ? max / (sum / double(g.size())) : 1.0;
     }
     const size_type need = std::max(2 * worst_col_bytes, 4 * worst_a);
     if (need > options.device_memory) {
@@ -264,9 +275,13 @@ std::string Plan::describe(bool per_process) const {
         chunks += pp.chunk_count();
     }
     std::snprintf(buf, sizeof buf,
-                  "  %lld blocks, %lld chunks; load balance (max/mean flops per process) %.3f; inspector %.3f s\n"
+                  "  %lld blocks, %lld chunks; load balance (max/mean flops per process) %.3f%s; inspector %.3f s\n"
                   "  predicted bytes: host->device %s, device->host %s, A between ranks %s, C between ranks %s\n",
-                  static_cast<long long>(blocks), static_cast<long long>(chunks), load_balance(), seconds,
+                  static_cast<long long>(blocks), static_cast<long long>(chunks), load_balance(),
+                  options.refine_columns
+                      ? (" (mirrored-cyclic alone " + std::to_string(mirrored_load_balance).substr(0, 5) + ")").c_str()
+                      : " (mirrored-cyclic)",
+                  seconds,
                   format_bytes(double(total(&ProcessPlan::h2d_bytes))).c_str(),
                   format_bytes(double(total(&ProcessPlan::d2h_bytes))).c_str(),
                   format_bytes(double(total(&ProcessPlan::a_recv_bytes))).c_str(),
@@ -284,6 +299,8 @@ nlohmann::json Plan::to_json() const {
     j["gemms"] = product.gemms;
     j["c_tiles"] = product.c_shape.nnz();
     j["load_balance_max_over_mean"] = load_balance();
+    j["load_balance_mirrored_cyclic"] = mirrored_load_balance;
+    j["columns_refined"] = options.refine_columns;
     j["seconds"] = seconds;
     j["predicted_bytes"] = {{"host_to_device", total(&ProcessPlan::h2d_bytes)},
                             {"device_to_host", total(&ProcessPlan::d2h_bytes)},

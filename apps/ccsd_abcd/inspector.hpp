@@ -20,6 +20,9 @@ struct InspectorOptions {
     /// the prefetched next chunk the last quarter.
     size_type device_memory = 0;
     int devices = 1;  ///< devices per process (GPUs; 1 on cpu)
+    /// After the paper's mirrored-cyclic assignment, refine it by moves and swaps of columns
+    /// between the most and least loaded processes of a grid row (refine_assignment).
+    bool refine_columns = true;
     Precision precision = Precision::float64;
 };
 
@@ -66,6 +69,8 @@ struct Plan {
     std::vector<std::vector<int>> column_owner;
     std::vector<ProcessPlan> processes;  ///< one per rank of the grid (rank order)
     double seconds = 0;                  ///< time the inspector took
+    /// max/mean flops per process with the mirrored-cyclic assignment alone (before refinement).
+    double mirrored_load_balance = 1;
 
     size_type block_capacity() const { return options.device_memory / 2; }
     size_type chunk_capacity() const { return options.device_memory / 4; }
@@ -79,7 +84,8 @@ struct Plan {
 
 /// Plans C = A·B on options.grid. Per grid row `row`, the slice of A is its tile rows
 /// i ≡ row (mod p); the flops of every column of B for that slice are sorted and assigned
-/// mirrored-cyclically to the q processes of the row; each process groups its columns into
+/// mirrored-cyclically to the q processes of the row (then refined unless
+/// options.refine_columns is off); each process groups its columns into
 /// blocks by worst-fit over its devices (a column needs its B tiles that meet the slice and
 /// its C tiles in the slice: Σ k_k n_c + Σ m_i n_c values), and per block the A tiles it needs
 /// into chunks. Throws OutOfMemoryBudget when a column does not fit in half of device_memory or

@@ -3,6 +3,7 @@
 // or a problem file.
 #include <mpi.h>
 #include <omp.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -40,7 +41,7 @@ struct QuietExit {
 
 struct Args {
     std::string generator, problem_file, grid, device_memory, output, metrics, backend = "auto", precision = "double",
-        save_problem;
+        save_problem, column_assignment = "refined";
     SyntheticOptions synthetic;
     MoleculeOptions molecule;
     std::uint64_t seed = 1;
@@ -97,16 +98,25 @@ auto collective(MPI_Comm comm, F&& f) -> decltype(f()) {
     }
 }
 
+// Cores in this process's affinity mask.
+int cores_allowed() {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) return static_cast<int>(std::thread::hardware_concurrency());
+    return std::max(1, CPU_COUNT(&set));
+}
+
 size_type physical_memory() {
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     return pages > 0 && page > 0 ? static_cast<size_type>(pages) * page : size_type(8) << 30;
 }
 
 // Ranks sharing this node (for the default thread count and memory budget).
-int local_ranks(MPI_Comm comm) {
+int local_ranks(MPI_Comm comm, int* local_rank = nullptr) {
     MPI_Comm node;
     MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
     const int n = size_of(node);
+    if (local_rank) *local_rank = rank_of(node);
     MPI_Comm_free(&node);
     return n;
 }
@@ -179,21 +189,33 @@ int run_typed(const Args& a, MPI_Comm comm) {
     InspectorOptions io;
     io.grid = collective(comm, [&] { return ProcessGrid::parse(a.grid, ranks); });
     io.precision = problem.precision;
+    io.refine_columns = a.column_assignment == "refined";
     std::string budget_note;
+    // cuda: the node's GPUs shared out among its ranks (the paper runs several per process).
+    int local_rank = 0;
+    const int on_node = local_ranks(comm, &local_rank);
+    io.devices = 1;
+    int first_device = 0;
+    if (backend == Backend::cuda) {
+        int per_rank = std::max(1, cuda_device_count() / on_node);
+        MPI_Allreduce(MPI_IN_PLACE, &per_rank, 1, MPI_INT, MPI_MIN, comm);
+        io.devices = per_rank;
+        first_device = local_rank * per_rank;
+    }
     if (!a.device_memory.empty()) {
         io.device_memory = collective(comm, [&] { return parse_bytes(a.device_memory, "--device-memory"); });
         budget_note = "given";
     } else if (backend == Backend::cuda) {
         // 90% of the free memory leaves room for cuBLAS's workspace.
-        size_type free_bytes = cuda_device_memory(rank);
+        size_type free_bytes = cuda_device_memory(first_device);
+        for (int d = 1; d < io.devices; ++d) free_bytes = std::min(free_bytes, cuda_device_memory(first_device + d));
         MPI_Allreduce(MPI_IN_PLACE, &free_bytes, 1, MPI_INT64_T, MPI_MIN, comm);
         io.device_memory = free_bytes / 10 * 9;
         budget_note = "90% of the GPU's free memory";
     } else {
-        io.device_memory = physical_memory() / 4 / local_ranks(comm);
+        io.device_memory = physical_memory() / 4 / on_node;
         budget_note = "cpu default: a quarter of host memory per rank on the node";
     }
-    io.devices = 1;
 
     // Inspector.
     t.restart();
@@ -238,13 +260,18 @@ int run_typed(const Args& a, MPI_Comm comm) {
     }
 
     // The machine's DGEMM rate in this run: every rank at once, its own threads, rates summed.
-    double dgemm_rate = 0;
+    double dgemm_rate = 0, dgemm_rates[2] = {0, 0};
     if (a.dgemm_size > 0) {
         MPI_Barrier(comm);
-        dgemm_rate = measure_dgemm_rate(a.dgemm_size, omp_get_max_threads());
-        MPI_Allreduce(MPI_IN_PLACE, &dgemm_rate, 1, MPI_DOUBLE, MPI_SUM, comm);
-        if (say) std::printf("DGEMM reference: %.1f GFLOP/s (n = %lld, all ranks at once)\n", dgemm_rate * 1e-9,
-                             (long long)a.dgemm_size);
+        const DgemmRate d = measure_dgemm_rate(a.dgemm_size, omp_get_max_threads());
+        dgemm_rates[0] = d.one_call;
+        dgemm_rates[1] = d.concurrent;
+        MPI_Allreduce(MPI_IN_PLACE, dgemm_rates, 2, MPI_DOUBLE, MPI_SUM, comm);
+        dgemm_rate = std::max(dgemm_rates[0], dgemm_rates[1]);
+        if (say)
+            std::printf("DGEMM reference: %.1f GFLOP/s (n = %lld, all ranks at once; threaded calls %.1f, one "
+                        "single-threaded call per core %.1f)\n",
+                        dgemm_rate * 1e-9, (long long)a.dgemm_size, dgemm_rates[0] * 1e-9, dgemm_rates[1] * 1e-9);
     }
 
     // A: this rank's own tiles (2D-cyclic), made before the timed executor.
@@ -257,6 +284,7 @@ int run_typed(const Args& a, MPI_Comm comm) {
     eo.backend = parse_backend(a.backend);
     eo.comm = ranks > 1 ? comm : MPI_COMM_NULL;
     eo.rank = rank;
+    eo.first_device = first_device;
     eo.verbose = a.verbose;
     TileStore<T> c_owned;
     MPI_Barrier(comm);
@@ -337,7 +365,10 @@ int run_typed(const Args& a, MPI_Comm comm) {
     doc["gemms"] = gemms;
     doc["flops_agree"] = flops_agree;
     doc["gflops_per_second"] = rate * 1e-9;
-    doc["dgemm_reference"] = {{"n", a.dgemm_size}, {"gflops_per_second", dgemm_rate * 1e-9}};
+    doc["dgemm_reference"] = {{"n", a.dgemm_size},
+                              {"gflops_per_second", dgemm_rate * 1e-9},
+                              {"threaded_call_gflops", dgemm_rates[0] * 1e-9},
+                              {"per_core_calls_gflops", dgemm_rates[1] * 1e-9}};
     doc["fraction_of_dgemm"] = dgemm_rate > 0 ? rate / dgemm_rate : 0.0;
     doc["b_generation_core_seconds"] = bgen;
     doc["a_wait_seconds_max"] = wait;
@@ -388,6 +419,10 @@ int run(int argc, char** argv) {
     app.add_option("--save-problem", a.save_problem, "Write the problem (tilings, shapes) to this HDF5 file");
     app.add_flag("--save-tiles", a.save_tiles, "With --save-problem: store the tile values of A and B too");
     app.add_option("--grid", a.grid, "Process grid PxQ (default 1 x ranks)");
+    app.add_option("--column-assignment", a.column_assignment,
+                   "mirrored: the paper's mirrored-cyclic order by flops; refined: then moves and swaps of columns "
+                   "between the most and least loaded processes")
+        ->check(CLI::IsMember({"mirrored", "refined"}));
     app.add_option("--device-memory", a.device_memory,
                    "Memory budget per device in bytes (K/M/G suffixes); default: GPU free memory on cuda, a quarter of "
                    "host memory per rank on cpu");
@@ -411,13 +446,20 @@ int run(int argc, char** argv) {
         if (rank == 0) std::fprintf(stderr, "tessel-abcd: %s\n", e.what());
         return 1;
     }
-    // Threads: --threads, else OMP_NUM_THREADS, else the node's cores shared among its ranks.
+    // Threads: --threads, else OMP_NUM_THREADS, else the node's cores shared among its ranks
+    // (no more than the cores this rank may run on: mpiexec binds ranks to cores by default).
+    const int allowed = cores_allowed();
     if (a.threads > 0) {
         omp_set_num_threads(a.threads);
     } else if (!std::getenv("OMP_NUM_THREADS")) {
         const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        omp_set_num_threads(std::max(1, cores / local_ranks(comm)));
+        omp_set_num_threads(std::max(1, std::min(allowed, cores / local_ranks(comm))));
     }
+    if (allowed < omp_get_max_threads() && !a.quiet)
+        std::fprintf(stderr,
+                     "tessel-abcd: note: rank %d runs %d threads on %d core(s) it is bound to; with several threads "
+                     "per rank use mpiexec --bind-to none (or --map-by slot:PE=%d)\n",
+                     rank, omp_get_max_threads(), allowed, omp_get_max_threads());
     const Precision precision = parse_precision(a.precision);
     return precision == Precision::float64 ? run_typed<double>(a, comm) : run_typed<float>(a, comm);
 }

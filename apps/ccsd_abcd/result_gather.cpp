@@ -38,7 +38,7 @@ TileStore<T> gather_c_tiles(const Problem& p, const Plan& plan, const TileStore<
                 all[e] = c_owned[e];
                 if (all[e].empty()) all[e].assign(static_cast<std::size_t>(count), T(0));
             } else {
-                all[e].assign(static_cast<std::size_t>(count), T(0));
+                all[e].resize(static_cast<std::size_t>(count));  // filled by the receive
                 reqs.emplace_back();
                 ABCD_MPI(MPI_Irecv(all[e].data(), static_cast<int>(count), type, owner, static_cast<int>(e), comm,
                                    &reqs.back()));

@@ -84,7 +84,7 @@ void TileExchange<T>::start() {
         const size_type i = as.row_of(pos), k = as.col_idx()[pos];
         const int owner = g.a_owner(i, k);
         if (owner == rank_) continue;
-        a_[pos].assign(static_cast<std::size_t>(mt.size(i) * kt.size(k)), T(0));
+        a_[pos].resize(static_cast<std::size_t>(mt.size(i) * kt.size(k)));  // filled by the receive
         Pending p;
         p.position = pos;
         ABCD_MPI(MPI_Irecv(a_[pos].data(), checked_count(mt.size(i) * kt.size(k)), mpi_type<T>(), owner,
@@ -99,7 +99,7 @@ void TileExchange<T>::start() {
             for (auto pos : b.c_tiles) {
                 const size_type i = cs.row_of(pos), c = cs.col_idx()[pos];
                 if (g.c_owner(i, c) != rank_) continue;
-                c_owned_[pos].assign(static_cast<std::size_t>(mt.size(i) * nt.size(c)), T(0));
+                c_owned_[pos].resize(static_cast<std::size_t>(mt.size(i) * nt.size(c)));  // filled by the receive
                 Pending p;
                 ABCD_MPI(MPI_Irecv(c_owned_[pos].data(), checked_count(mt.size(i) * nt.size(c)), mpi_type<T>(),
                                    other.rank, static_cast<int>(pos), c_comm_, &p.request));

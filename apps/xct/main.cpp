@@ -43,7 +43,7 @@ int fail(const std::string& message, int code = 1) {
     if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
     std::fprintf(stderr, "tessel-xct: %s\n", message.c_str());
     std::fflush(stderr);
-    if (size > 1) MPI_Abort(MPI_COMM_WORLD, code);
+    if (size > 1 && !peers_informed()) MPI_Abort(MPI_COMM_WORLD, code);
     if (initialized) MPI_Finalize();
     return code;
 }
@@ -81,39 +81,51 @@ int main(int argc, char** argv) {
                    "Slices in the raw sinogram file, or of the 3-D phantom (default 1)");
     app.add_option("--angles", o.input.angles, "Phantom: projection angles over [0, 180) degrees (default 3N/2)");
     app.add_option("--noise", o.input.noise, "Phantom: Poisson noise with this many incident photons per ray");
-    app.add_option("--seed", o.input.seed, "Phantom: seed of the noise");
+    app.add_option("--seed", o.input.seed, "Phantom: seed of the noise")
+        ->capture_default_str();
     app.add_option("--slices", slices, "Slice range A:B (detector rows A .. B-1; default all)");
     app.add_option("--center", center, "Rotation centre in detector columns (default columns/2)");
     app.add_option("--size", o.input.size, "Image size N (default: the channel count)");
 
-    app.add_option("--solver", solver, "cgls or sirt")->check(CLI::IsMember({"cgls", "sirt"}));
+    app.add_option("--solver", solver, "cgls or sirt")->check(CLI::IsMember({"cgls", "sirt"}))
+        ->capture_default_str();
     app.add_option("--iterations", o.solver.iterations, "Iterations per batch of slices")->capture_default_str();
-    app.add_option("--tol", o.solver.tol, "Stop a slice when its relative residual drops below this (0: never)");
+    app.add_option("--tol", o.solver.tol, "Stop a slice when its relative residual drops below this (0: never)")
+        ->capture_default_str();
     app.add_flag("--nonneg", o.solver.nonneg, "SIRT: keep the image non-negative");
     app.add_option("--precision", precision, "single (fp32 storage, fp64 scalars) or double")
-        ->check(CLI::IsMember({"single", "double"}));
+        ->check(CLI::IsMember({"single", "double"}))
+        ->capture_default_str();
 
     app.add_option("--order", order, "Domain order: hilbert (MemXCT) or natural")
-        ->check(CLI::IsMember({"natural", "hilbert"}));
+        ->check(CLI::IsMember({"natural", "hilbert"}))
+        ->capture_default_str();
     app.add_option("--tile", o.tile, "Hilbert tile (power of two)")->capture_default_str();
-    app.add_option("--kernel", kernel, "Local SpMM: tiled-ell or csr")->check(CLI::IsMember({"tiled-ell", "csr"}));
+    app.add_option("--kernel", kernel, "Local SpMM: tiled-ell (slot-order cpu kernel), tiled-ell-core or csr")
+        ->check(CLI::IsMember({"tiled-ell", "tiled-ell-core", "csr"}))
+        ->capture_default_str();
     app.add_option("--block-rows", o.projector.tiles.block_rows, "Tiled ELL rows per block (multiple of 32)")
         ->capture_default_str();
     app.add_option("--buffer-entries", o.projector.tiles.buffer_entries,
                    "Tiled ELL staged inputs per stage (<= 65536)")
         ->capture_default_str();
-    app.add_option("--register-factor", o.projector.register_factor, "Columns per register tile: 4, 8, 16, 32 (0: auto)");
-    app.add_option("--backend", backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    app.add_option("--register-factor", o.projector.register_factor,
+                   "Columns per register tile: 1, 2, 4, 8, 16, 32, 64 (core kernels: 4-32; 0: auto)");
+    app.add_option("--backend", backend, "auto, cpu or cuda")->check(CLI::IsMember({"auto", "cpu", "cuda"}))
+        ->capture_default_str();
     app.add_option("--threads", threads, "OpenMP threads per rank (default: OMP_NUM_THREADS or all cores)");
 
     app.add_option("--data-ranks", o.data_ranks, "Ranks that split A (default: as few as fit in memory)");
     app.add_option("--topology", o.topology, "Machine hierarchy to emulate, e.g. node=2,socket=2 (auto: detect)")
         ->capture_default_str();
     app.add_option("--reduction", reduction, "Reduction of partial results: hier or direct")
-        ->check(CLI::IsMember({"hier", "direct"}));
+        ->check(CLI::IsMember({"hier", "direct"}))
+        ->capture_default_str();
     app.add_option("--exchange", exchange, "MPI calls of the reductions: p2p or neighbor")
-        ->check(CLI::IsMember({"p2p", "neighbor"}));
-    app.add_option("--minibatch", o.minibatch, "Columns per pipelined minibatch (0: all)");
+        ->check(CLI::IsMember({"p2p", "neighbor"}))
+        ->capture_default_str();
+    app.add_option("--minibatch", o.minibatch, "Columns per pipelined minibatch (0: all)")
+        ->capture_default_str();
     app.add_flag("--no-pipeline", no_pipeline, "Do not overlap minibatches");
 
     app.add_option("--memory-limit", memory_limit, "Memory per rank, e.g. 8G (default: available / ranks on the node)");
@@ -130,7 +142,8 @@ int main(int argc, char** argv) {
     app.add_option("--png", o.png_dir, "Folder for PNG previews");
     app.add_option("--png-slices", o.png_slices, "Slices to preview (absolute numbers; default the middle one)")
         ->delimiter(',');
-    app.add_option("--colormap", colormap, "gray or viridis")->check(CLI::IsMember({"gray", "grey", "viridis"}));
+    app.add_option("--colormap", colormap, "gray or viridis")->check(CLI::IsMember({"gray", "grey", "viridis"}))
+        ->capture_default_str();
     app.add_option("--metrics", o.metrics_path, "JSON metrics file (phases, rates, sizes)");
     app.add_option("--save-sinogram", o.save_sinogram, "Also write PREFIX.sino and PREFIX.theta (MemXCT raw)");
     app.add_flag("--quiet", o.quiet, "Only errors and warnings");
@@ -149,7 +162,7 @@ int main(int argc, char** argv) {
     } catch (const CLI::ParseError& e) {
         std::string what = e.what();
         if (what.empty()) what = e.get_name();
-        return fail(what + " (see --help)", e.get_exit_code() ? e.get_exit_code() : 1);
+        return fail(what + " (see --help)");
     }
 
     try {

@@ -26,11 +26,11 @@ MemoryEstimate estimate_memory(const MemoryPlan& p) {
         one = nnz_rank * csr_entry + (rays + pixels) * 8.0;
         e.matrices = 2 * one;
         e.build_peak = 2 * one + 2 * nnz_rank * csr_entry + double(p.pixels) * 16.0;
-    } else if (p.kernel == Kernel::tiled_ell) {
-        one = nnz_rank * (1.0 + assumed_padding) * (2.0 + v) + nnz_rank * 0.25 * double(sizeof(Index));
+    } else if (p.kernel != Kernel::csr) {
+        one = nnz_rank * (1.0 + assumed_padding) * (2.0 + v) + nnz_rank * assumed_map * double(sizeof(Index));
         e.matrices = 2 * one;
-        // Tiled Aᵀ under construction (its parts and the result) next to tiled A and CSR Aᵀ.
-        e.build_peak = one + csr + 2 * one;
+        // Tiled A next to CSR A and CSR Aᵀ (the transpose), then tiled A, CSR Aᵀ and tiled Aᵀ.
+        e.build_peak = std::max(one + 2 * csr, 2 * one + csr);
     } else {
         one = csr;
         e.matrices = 2 * csr;

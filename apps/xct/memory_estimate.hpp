@@ -36,9 +36,11 @@ struct MemoryEstimate {
     double total() const;  // max(build_peak, matrices + vectors) + rank0
 };
 
-/// Padding of tiled ELL assumed by the estimate (measured on the MemXCT geometries with
-/// Hilbert order: 5-15%).
-inline constexpr double assumed_padding = 0.25;
+/// Padding of tiled ELL assumed by the estimate (measured with the default tiles on the
+/// MemXCT geometries: 3-8% in Hilbert order, up to 15% in natural order).
+inline constexpr double assumed_padding = 0.15;
+/// Staged map entries per nonzero assumed (1 / average reuse; reuse measured 6-15).
+inline constexpr double assumed_map = 0.2;
 
 MemoryEstimate estimate_memory(const MemoryPlan& plan);
 

@@ -45,6 +45,13 @@ struct ParallelLayout {
 /// rank count.
 ParallelLayout make_parallel_layout(MPI_Comm world, int p_data, const std::string& topology_spec);
 
+/// Set when rank 0's error has been broadcast by on_root: every rank knows and leaves by
+/// itself, so main need not abort the job.
+inline bool& peers_informed() {
+    static bool informed = false;
+    return informed;
+}
+
 /// Runs f() on rank 0 of `comm` and broadcasts whether it threw: rank 0 rethrows its error,
 /// the others throw PeerFailure. Collective.
 template <typename F>
@@ -60,6 +67,7 @@ void on_root(MPI_Comm comm, F&& f) {
         }
     }
     MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (!ok) peers_informed() = true;
     if (error) std::rethrow_exception(error);
     if (!ok) TESSEL_THROW(PeerFailure, "rank 0 failed");
 }

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/xct/device_operator.hpp"
 #include "apps/xct/geometry.hpp"
 #include "apps/xct/ordering.hpp"
 #include "apps/xct/system_matrix.hpp"
@@ -22,11 +23,15 @@
 
 namespace tessel::xct {
 
-/// The local SpMM kernel: tiled ELL (thesis 2.3, the default) or CSR row split (to compare).
-enum class Kernel { tiled_ell, csr };
+/// The local SpMM kernel on A and Aᵀ: tiled ELL (thesis 2.3, the default; on the cpu backend
+/// xct's slot-order kernel, on cuda core's tiled kernel), tiled ELL with core's cpu kernel, or
+/// CSR row split (to compare).
+enum class Kernel { tiled_ell, tiled_ell_core, csr };
 std::string_view to_string(Kernel kernel);
-/// "tiled-ell" or "csr"; throws InvalidInput otherwise.
+/// "tiled-ell", "tiled-ell-core" or "csr"; throws InvalidInput otherwise.
 Kernel parse_kernel(std::string_view name);
+/// What runs for `kernel` on `backend`, as --verbose and the metrics say it.
+std::string kernel_description(Kernel kernel, Backend backend);
 
 /// Counters of the SpMMs run so far.
 struct SpmmStats {
@@ -69,7 +74,7 @@ protected:
 /// Options of the operator's storage and kernel.
 struct ProjectorOptions {
     Kernel kernel = Kernel::tiled_ell;
-    TiledEllConfig tiles{256, 4096};
+    TiledEllConfig tiles{128, 4096};
     Backend backend = Backend::cpu;
     int register_factor = 0;  // 0: chosen from K
 };
@@ -95,10 +100,16 @@ public:
 private:
     void run(bool transposed, DenseMatrix<ValueType>& in, DenseMatrix<ValueType>& out);
 
+    template <typename V>
+    friend std::unique_ptr<LocalProjector<V>> make_local_projector(const Geometry&, const Ordering&,
+                                                                   const ProjectorOptions&, PhaseTimes*);
+
     ProjectorOptions options_;
+    nlohmann::json build_seconds_ = nlohmann::json::object();
     size_type pixels_ = 0, rays_ = 0, nnz_ = 0;
     Csr<ValueType, Index> a_csr_, at_csr_;             // kernel csr
     TiledEll<ValueType, Index> a_ell_, at_ell_;        // kernel tiled_ell
+    std::unique_ptr<DeviceOperator<ValueType>> device_;  // backend cuda, tiled kernels
 };
 
 /// Builds A for every ray of `ordering` (two-pass, parallel) and the local operator.

@@ -17,6 +17,7 @@
 #include "apps/xct/system_matrix.hpp"
 #include "apps/xct/transfer.hpp"
 #include "core/comm/mpi_check.hpp"
+#include "core/kernels/spmm_kernels.hpp"
 #include "core/metrics.hpp"
 #include "core/version.hpp"
 #include "io/memxct_raw.hpp"
@@ -57,6 +58,7 @@ struct RunPlan {
     size_type k = 1;
     MemoryPlan memory;
     MemoryEstimate estimate;
+    std::string does_not_fit;  // why the estimate exceeds the limit (dry runs report it)
 };
 
 std::string estimate_text(const MemoryEstimate& e, double limit) {
@@ -133,7 +135,7 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
     m.k = plan.k;
     m.round_slices = plan.k * plan.p_batch;
     plan.estimate = estimate_memory(m);
-    if (plan.estimate.total() > limit && !o.dry_run) {
+    if (plan.estimate.total() > limit) {
         std::string fits;
         if (fit > 0) {
             fits = "at most " + std::to_string(fit) + " slices per batch fit (--batch-slices " + std::to_string(fit) +
@@ -145,13 +147,14 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
                                    std::to_string(need) + " ... --data-ranks " + std::to_string(need) + ")"
                              : std::string("no number of data ranks fits"));
         }
-        TESSEL_THROW(OutOfMemoryBudget,
+        plan.does_not_fit =
                      "estimated " + format_bytes(plan.estimate.total()) + " per rank (A and A^T " +
                          format_bytes(plan.estimate.matrices) + ", build peak " + format_bytes(plan.estimate.build_peak) +
                          ", vectors for " + std::to_string(plan.k) + " slices " + format_bytes(plan.estimate.vectors) +
                          ", rank 0 " + format_bytes(plan.estimate.rank0) + ") exceeds the memory limit " +
                          format_bytes(limit) + ": " + fits +
-                         "; more data ranks or smaller tiles (--block-rows) also reduce it");
+                         "; more data ranks or smaller tiles (--block-rows) also reduce it";
+        if (!o.dry_run) TESSEL_THROW(OutOfMemoryBudget, plan.does_not_fit);
     }
     return plan;
 }
@@ -269,13 +272,16 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
             << o.solver.iterations << " iterations, " << (sizeof(V) == 8 ? "double" : "single") << " precision, "
             << to_string(o.order) << " order\n";
         log << "memory estimate (nnz(A) <= " << nnz_bound << "):\n" << estimate_text(plan.estimate, limit);
+        if (!plan.does_not_fit.empty()) log << "does not fit: " << plan.does_not_fit << "\n";
     }
     if (o.dry_run) {
         result.dry_run = true;
         return result;
     }
 
-    // 4. Ranks, orderings, the operator.
+    // 4. Ranks, orderings, the operator (a missing GPU is found before the build).
+    if (o.projector.backend == Backend::cuda && !cuda::device_available())
+        TESSEL_THROW(NotCompiled, "--backend cuda: no usable CUDA device (device: " + cuda::device_description() + ")");
     ParallelLayout layout = make_parallel_layout(world, plan.p_data, o.topology);
     Ordering ordering;
     {
@@ -302,6 +308,7 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
     const nlohmann::json operator_info = op->describe();
     if (talk) {
         log << "operator: nnz(A) " << op->nnz() << " (this rank), A and A^T " << format_bytes(op->matrix_bytes());
+        if (operator_info.contains("kernel_runs")) log << ", " << operator_info["kernel_runs"].get<std::string>();
         if (operator_info.contains("A"))
             log << ", padding " << fixed(100.0 * operator_info["A"]["padding"].get<double>(), 1)
                 << "%, reuse A " << fixed(operator_info["A"]["average_reuse"].get<double>(), 2) << " A^T "

@@ -47,32 +47,26 @@ Csr<V, Index> build_rows(const Geometry& g, const Ordering& o, size_type first, 
     std::vector<Index> col(static_cast<std::size_t>(nnz));
     std::vector<V> val(static_cast<std::size_t>(nnz));
     bool mismatch = false;
-#pragma omp parallel
-    {
-        std::vector<std::pair<Index, double>> entries;
-#pragma omp for schedule(dynamic, row_chunk)
-        for (size_type i = 0; i < rows; ++i) {
-            const size_type ray = o.rays[first + i];
-            entries.clear();
-            trace_ray(g.n, g.theta[ray / g.num_rho], g.rho(ray % g.num_rho), [&](size_type pixel, double length) {
-                entries.emplace_back(static_cast<Index>(o.pixel_position[pixel]), length);
-            });
-            // The count pass walked the same line with the same arithmetic, so sizes agree.
-            if (static_cast<size_type>(entries.size()) != row_ptr[i + 1] - row_ptr[i]) {
-#pragma omp atomic write
-                mismatch = true;
-                entries.resize(std::min<std::size_t>(entries.size(), row_ptr[i + 1] - row_ptr[i]));
-            }
-            std::sort(entries.begin(), entries.end());
-            size_type e = row_ptr[i];
-            for (const auto& [c, length] : entries) {
-                col[e] = c;
+#pragma omp parallel for schedule(dynamic, row_chunk)
+    for (size_type i = 0; i < rows; ++i) {
+        const size_type ray = o.rays[first + i];
+        size_type e = row_ptr[i];
+        const size_type end = row_ptr[i + 1];
+        // In order along the ray (deterministic); the count pass walked the same line with the
+        // same arithmetic, so the sizes agree.
+        trace_ray(g.n, g.theta[ray / g.num_rho], g.rho(ray % g.num_rho), [&](size_type pixel, double length) {
+            if (e < end) {
+                col[e] = static_cast<Index>(o.pixel_position[pixel]);
                 val[e] = static_cast<V>(length);
-                ++e;
             }
-            for (; e < row_ptr[i + 1]; ++e) {
-                col[e] = 0;
-                val[e] = V{0};
+            ++e;
+        });
+        if (e != end) {
+#pragma omp atomic write
+            mismatch = true;
+            for (size_type f = std::min(e, end); f < end; ++f) {
+                col[f] = 0;
+                val[f] = V{0};
             }
         }
     }

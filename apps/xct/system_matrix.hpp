@@ -20,7 +20,7 @@ std::vector<size_type> count_rows(const Geometry& geometry, const Ordering& orde
                                   size_type last);
 
 /// Rows [first, last) of A: row i is the ray at position first + i, its entries the exact
-/// lengths in the pixels it crosses, columns = pixel positions, sorted. Two passes over the
+/// lengths in the pixels it crosses in order along the ray, columns = pixel positions. Two passes over the
 /// rays, both parallel with no serial step but a prefix sum over rows: count (skipped when
 /// `counts` is given, one per row), then fill each row in place. Throws InvalidInput.
 template <typename ValueType>

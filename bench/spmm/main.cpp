@@ -91,6 +91,8 @@ struct Row {
                             {"details", details},
                             {"times_s", times},
                             {"median_s", std::isfinite(seconds) ? nlohmann::json(seconds) : nullptr},
+                            {"best_s", times.empty() ? nlohmann::json(nullptr)
+                                                     : nlohmann::json(*std::min_element(times.begin(), times.end()))},
                             {"setup_s", setup_seconds},
                             {"other_processes_cpu_fraction", others},
                             {"attempts", attempts},
@@ -531,15 +533,27 @@ int run(int argc, char** argv) {
     if (peers::missing().empty()) std::printf(" none");
     std::printf("\ncuda device: %s\n", cuda::device_description().c_str());
     Timer total;
-    if (o.quiet_wait > 0) wait_for_quiet(o.quiet_wait);
-    const CpuSample before_stream = sample_cpu();
-    const StreamTriad stream = measure_stream_triad(o.stream_elements, 10);
-    const double stream_others = others_fraction(before_stream, sample_cpu());
+    // The bound needs an undisturbed triad: with --quiet-wait, up to 3 tries, the best kept.
+    StreamTriad stream;
+    double stream_others = 1;
+    for (int attempt = 1; attempt <= (o.quiet_wait > 0 ? 3 : 1); ++attempt) {
+        if (o.quiet_wait > 0) wait_for_quiet(o.quiet_wait);
+        const CpuSample before = sample_cpu();
+        const StreamTriad s = measure_stream_triad(o.stream_elements, 10);
+        const double others = others_fraction(before, sample_cpu());
+        const bool better = others <= disturbed_threshold
+                                ? (stream_others > disturbed_threshold || s.gb_per_s > stream.gb_per_s)
+                                : others < stream_others;
+        if (attempt == 1 || better) stream = s, stream_others = others;
+        if (stream_others <= disturbed_threshold && attempt >= 2) break;
+    }
     std::printf("STREAM triad: %.1f GB/s (3 arrays of %s, %d threads, best of %d)%s\n",
                 stream.gb_per_s, mb(double(o.stream_elements) * 8).c_str(), stream.threads,
                 stream.runs,
                 stream_others > disturbed_threshold
-                    ? ("  [disturbed: other processes used " + pct(stream_others) + " of the CPUs]").c_str()
+                    ? ("  [disturbed: other processes used " + pct(stream_others) +
+                       " of the CPUs: the bound and the STREAM% column are too lenient]")
+                          .c_str()
                     : "");
     std::printf("K = ");
     for (std::size_t i = 0; i < o.ks.size(); ++i) std::printf("%s%d", i ? "," : "", o.ks[i]);

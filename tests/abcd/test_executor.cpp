@@ -102,3 +102,22 @@ TEST_CASE("the cuda backend says whether it is in the build", "[abcd]") {
 #endif
     }
 }
+
+TEST_CASE("cuda executor equals the dense reference", "[abcd][cuda]") {
+    if (cuda_device_count() == 0) {
+        WARN("no CUDA device (or CUDA not in this build): the cuda executor is not run");
+        return;
+    }
+    const Problem p = small_synthetic(23);
+    const size_type tight = smallest_budget(p);
+    for (size_type budget : {size_type(1) << 30, 3 * tight}) {
+        const Plan plan = inspect(p, test::one_process(budget));
+        auto a = make_local_a<double>(p, plan.grid, 0);
+        TileStore<double> c;
+        ExecutorOptions eo;
+        eo.backend = Backend::cuda;
+        const auto r = execute<double>(p, plan, a, c, eo);
+        CHECK(r.flops == plan.product.flops);
+        CHECK(verify_dense<double>(p, plan.product.c_shape, c).relative_error <= 1e-12);
+    }
+}

@@ -75,6 +75,17 @@ int compare(const std::string& a_path, const std::string& b_path, double tol) {
         diff = std::max(diff, double(std::abs(a[i] - b[i])));
         scale = std::max(scale, double(std::abs(a[i])));
     }
+    const std::size_t per = static_cast<std::size_t>(sa[1] * sa[2]);
+    for (size_type s = 0; s < sa[0]; ++s) {
+        double d = 0, m = 0, sum = 0;
+        for (std::size_t i = s * per; i < (s + 1) * per; ++i) {
+            d = std::max(d, double(std::abs(a[i] - b[i])));
+            m = std::max(m, double(std::abs(a[i])));
+            sum += double(a[i] - b[i]) * double(a[i] - b[i]);
+        }
+        std::printf("slice %lld: max |a - b| = %.3e, rms %.3e, max |a| = %.3e\n", static_cast<long long>(s), d,
+                    std::sqrt(sum / double(per)), m);
+    }
     std::printf("max |a - b| = %.3e, max |a| = %.3e, tolerance %.1e relative\n", diff, scale, tol);
     return diff <= tol * scale ? 0 : 1;
 }

@@ -1,0 +1,119 @@
+// Two-pass parallel tiled ELL construction.
+#include "apps/xct/tiled_ell_build.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace tessel::xct {
+
+template <typename V>
+TiledEll<V, Index> build_tiled_ell(const Csr<V, Index>& a, const TiledEllConfig& config) {
+    constexpr size_type w = TiledEll<V, Index>::warp_size;
+    if (config.block_rows <= 0 || config.block_rows % w != 0)
+        TESSEL_INVALID_INPUT("tiled ELL config", 0,
+                             "block_rows " + std::to_string(config.block_rows) + " is not a positive multiple of 32");
+    if (config.buffer_entries < 1 || config.buffer_entries > 65536)
+        TESSEL_INVALID_INPUT("tiled ELL config", 0,
+                             "buffer_entries " + std::to_string(config.buffer_entries) +
+                                 " outside 1..65536 (16-bit local indices)");
+    TiledEll<V, Index> t;
+    t.rows = a.rows();
+    t.cols = a.cols();
+    t.nnz = a.nnz();
+    t.config = config;
+    const size_type br = config.block_rows, be = config.buffer_entries, warps = br / w;
+    const size_type blocks = (a.rows() + br - 1) / br;
+    const auto& rp = a.row_ptr();
+    const Index* ci = a.col_idx().data();
+    const V* va = a.values().data();
+
+    // Pass 1: per block its sorted distinct columns and the width of each (stage, warp).
+    std::vector<std::vector<Index>> maps(static_cast<std::size_t>(blocks));
+    std::vector<std::vector<size_type>> widths(static_cast<std::size_t>(blocks));
+#pragma omp parallel
+    {
+        std::vector<size_type> seen(static_cast<std::size_t>(a.cols()), -1);  // block that last saw the column
+        std::vector<Index> position(static_cast<std::size_t>(a.cols()), 0);
+        std::vector<size_type> count;
+#pragma omp for schedule(dynamic, 4)
+        for (size_type b = 0; b < blocks; ++b) {
+            const size_type r0 = b * br, r1 = std::min(a.rows(), r0 + br);
+            auto& map = maps[b];
+            for (size_type e = rp[r0]; e < rp[r1]; ++e)
+                if (seen[ci[e]] != b) {
+                    seen[ci[e]] = b;
+                    map.push_back(ci[e]);
+                }
+            std::sort(map.begin(), map.end());
+            for (std::size_t i = 0; i < map.size(); ++i) position[map[i]] = static_cast<Index>(i);
+            const size_type stages = std::max<size_type>(1, (static_cast<size_type>(map.size()) + be - 1) / be);
+            count.assign(static_cast<std::size_t>(stages * br), 0);
+            for (size_type i = r0; i < r1; ++i)
+                for (size_type e = rp[i]; e < rp[i + 1]; ++e) ++count[(position[ci[e]] / be) * br + (i - r0)];
+            auto& width = widths[b];
+            width.assign(static_cast<std::size_t>(stages * warps), 0);
+            for (size_type s = 0; s < stages; ++s)
+                for (size_type r = 0; r < br; ++r)
+                    width[s * warps + r / w] = std::max(width[s * warps + r / w], count[s * br + r]);
+        }
+    }
+
+    // Offsets: stages, map entries and slots of every block.
+    std::vector<size_type> stage_at(blocks + 1, 0), map_at(blocks + 1, 0);
+    for (size_type b = 0; b < blocks; ++b) {
+        stage_at[b + 1] = stage_at[b] + static_cast<size_type>(widths[b].size()) / warps;
+        map_at[b + 1] = map_at[b] + static_cast<size_type>(maps[b].size());
+    }
+    t.buffdispl = stage_at;
+    t.mapdispl.assign(stage_at.back() + 1, 0);
+    t.warpdispl.assign(stage_at.back() * warps + 1, 0);
+    for (size_type b = 0; b < blocks; ++b) {
+        const size_type stages = stage_at[b + 1] - stage_at[b], distinct = static_cast<size_type>(maps[b].size());
+        for (size_type s = 0; s < stages; ++s) {
+            const size_type stage = stage_at[b] + s;
+            t.mapdispl[stage + 1] = t.mapdispl[stage] + std::min(be, std::max<size_type>(0, distinct - s * be));
+            for (size_type wi = 0; wi < warps; ++wi)
+                t.warpdispl[stage * warps + wi + 1] = t.warpdispl[stage * warps + wi] + widths[b][s * warps + wi];
+        }
+    }
+    const size_type slots = t.warpdispl.back();
+    t.map.resize(static_cast<std::size_t>(map_at.back()));
+    t.index.resize(static_cast<std::size_t>(slots * w));
+    t.values.resize(static_cast<std::size_t>(slots * w));
+
+    // Pass 2: every entry to its slot (padding stays value 0, index 0).
+#pragma omp parallel
+    {
+        std::vector<Index> position(static_cast<std::size_t>(a.cols()), 0);
+        std::vector<size_type> fill;
+#pragma omp for schedule(dynamic, 4)
+        for (size_type b = 0; b < blocks; ++b) {
+            const size_type r0 = b * br, r1 = std::min(a.rows(), r0 + br);
+            const auto& map = maps[b];
+            std::copy(map.begin(), map.end(), t.map.begin() + map_at[b]);
+            for (std::size_t i = 0; i < map.size(); ++i) position[map[i]] = static_cast<Index>(i);
+            const size_type stages = stage_at[b + 1] - stage_at[b];
+            fill.assign(static_cast<std::size_t>(stages * br), 0);
+            for (size_type i = r0; i < r1; ++i) {
+                const size_type r = i - r0;
+                for (size_type e = rp[i]; e < rp[i + 1]; ++e) {
+                    const size_type pos = position[ci[e]], s = pos / be;
+                    const size_type m = fill[s * br + r]++;
+                    const size_type slot = (t.warpdispl[(stage_at[b] + s) * warps + r / w] + m) * w + r % w;
+                    t.index[slot] = static_cast<std::uint16_t>(pos - s * be);
+                    t.values[slot] = va[e];
+                }
+            }
+            std::vector<Index>().swap(maps[b]);
+        }
+    }
+    return t;
+}
+
+template TiledEll<float, Index> build_tiled_ell(const Csr<float, Index>&, const TiledEllConfig&);
+template TiledEll<double, Index> build_tiled_ell(const Csr<double, Index>&, const TiledEllConfig&);
+
+}  // namespace tessel::xct
