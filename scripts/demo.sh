@@ -26,6 +26,18 @@ OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive} "$bin/apps/spdnn/tessel-spdnn" infer
   --output "$out/spdnn-categories.tsv" --metrics "$out/spdnn.json"
 
 echo
+echo "== X-ray CT: Shepp-Logan phantom 256 x 256, projected and reconstructed (tessel-xct)"
+"$bin/apps/xct/tessel-xct" --phantom 256 --output "$out/xct-phantom256.h5" --png "$out/xct-png" \
+  --metrics "$out/xct.json"
+
+echo
+echo "== CCSD ABCD term: synthetic block-sparse problem, verified against dense GEMM (tessel-abcd)"
+"$bin/apps/ccsd_abcd/tessel-abcd" --generator synthetic --verify --output "$out/abcd.h5" \
+  --metrics "$out/abcd.json"
+
+echo
 echo "== results"
 echo "  SpMM table (JSON): $out/spmm.json"
 echo "  sparse DNN categories: $out/spdnn-categories.tsv, metrics: $out/spdnn.json"
+echo "  CT volume: $out/xct-phantom256.h5, previews: $out/xct-png/, metrics: $out/xct.json"
+echo "  ABCD result shape and norms: $out/abcd.h5, metrics: $out/abcd.json"
