@@ -20,7 +20,7 @@ struct Cache {
     std::size_t limit = 0;
     Cache() {
         const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-        limit = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 4
+        limit = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 8
                                       : std::size_t(1) << 30;
     }
     ~Cache() {

@@ -17,7 +17,7 @@ void* allocate(std::size_t bytes);
 /// Gives a buffer back (its size as asked for): kept while the cache stays under its limit,
 /// freed otherwise. Thread-safe.
 void release(void* p, std::size_t bytes) noexcept;
-/// Most bytes kept for reuse (default: a quarter of physical memory). Lowering it frees buffers.
+/// Most bytes kept for reuse (default: an eighth of physical memory). Lowering it frees buffers.
 void set_limit(std::size_t bytes);
 /// Bytes kept right now.
 std::size_t cached_bytes();

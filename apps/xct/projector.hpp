@@ -74,7 +74,7 @@ protected:
 /// Options of the operator's storage and kernel.
 struct ProjectorOptions {
     Kernel kernel = Kernel::tiled_ell;
-    TiledEllConfig tiles{128, 4096};
+    TiledEllConfig tiles{256, 4096};
     Backend backend = Backend::cpu;
     int register_factor = 0;  // 0: chosen from K
 };

@@ -21,6 +21,7 @@
 #include "apps/ccsd_abcd/problem_file.hpp"
 #include "apps/ccsd_abcd/result_gather.hpp"
 #include "apps/ccsd_abcd/synthetic_generator.hpp"
+#include "apps/ccsd_abcd/tile_memory.hpp"
 #include "core/error.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"
@@ -231,6 +232,7 @@ int run(int argc, char** argv) {
     MPI_Allreduce(MPI_IN_PLACE, rates, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     const double dgemm = std::max(rates[0], rates[1]);
     const Timing ours = run_tessel(p, plan, rank, ranks, a.repeat);
+    tile_memory::trim();  // the buffers kept between tessel's repetitions, before DBCSR allocates
     Timing peer;
     bool have_peer = false;
 #ifdef TESSEL_BENCH_HAVE_DBCSR
