@@ -8,6 +8,7 @@
 
 #include "core/aligned_allocator.hpp"
 #include "core/cpu/register_tile.hpp"
+#include "core/cpu/streaming_store.hpp"
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
 
@@ -26,13 +27,49 @@ void check_shapes(const A& a, DenseView<const V> b, DenseView<V> c, const char* 
                        std::string(kernel) + ": B and C must be row-major");
 }
 
-// Sum of entries [begin, end) of a CSR row times B's rows, columns k0 .. k0+R-1.
+// Rows of B needed this many nonzeros ahead are prefetched: their addresses come from the
+// column indices, which the hardware prefetchers cannot follow. Narrow tiles need more
+// entries of look-ahead to cover the same memory latency.
+template <int R, typename V>
+constexpr size_type prefetch_distance = R * sizeof(V) <= 64 ? 96 : 32;
+
+template <int R, typename V>
+inline void prefetch_b_tile(const V* p) {
+    for (size_type off = 0; off < R * size_type(sizeof(V)); off += 64)
+        __builtin_prefetch(reinterpret_cast<const char*>(p) + off, 0, 3);
+}
+
+// Sum of entries [begin, end) of a CSR row times B's rows, columns k0 .. k0+R-1 (nnz: the
+// matrix's, which bounds the look-ahead). When the tile fits one vector register, two
+// accumulators alternate so that consecutive fused multiply-adds do not wait for each other.
 template <int R, typename V, typename I>
-inline void row_tile_sum(const I* col, const V* val, size_type begin, size_type end,
+inline void row_tile_sum(const I* col, const V* val, size_type begin, size_type end, size_type nnz,
                          const V* b, size_type ldb, size_type k0, V* acc) {
 #pragma omp simd
     for (int k = 0; k < R; ++k) acc[k] = 0;
-    for (size_type e = begin; e < end; ++e) {
+    size_type e = begin;
+    if constexpr (R * sizeof(V) <= 64) {
+        alignas(64) V odd[R] = {};
+        for (; e + 1 < end; e += 2) {
+            if (e + prefetch_distance<R, V> + 1 < nnz) {
+                prefetch_b_tile<R>(b + static_cast<size_type>(col[e + prefetch_distance<R, V>]) * ldb + k0);
+                prefetch_b_tile<R>(b + static_cast<size_type>(col[e + prefetch_distance<R, V> + 1]) * ldb + k0);
+            }
+            const V v0 = val[e], v1 = val[e + 1];
+            const V* b0 = b + static_cast<size_type>(col[e]) * ldb + k0;
+            const V* b1 = b + static_cast<size_type>(col[e + 1]) * ldb + k0;
+#pragma omp simd
+            for (int k = 0; k < R; ++k) {
+                acc[k] += v0 * b0[k];
+                odd[k] += v1 * b1[k];
+            }
+        }
+#pragma omp simd
+        for (int k = 0; k < R; ++k) acc[k] += odd[k];
+    }
+    for (; e < end; ++e) {
+        if (e + prefetch_distance<R, V> < nnz)
+            prefetch_b_tile<R>(b + static_cast<size_type>(col[e + prefetch_distance<R, V>]) * ldb + k0);
         const V v = val[e];
         const V* brow = b + static_cast<size_type>(col[e]) * ldb + k0;
 #pragma omp simd
@@ -40,21 +77,42 @@ inline void row_tile_sum(const I* col, const V* val, size_type begin, size_type 
     }
 }
 
+// Writes a finished row tile (epilogue applied) to C, streamed past the caches when asked.
+template <int R, typename V>
+inline void store_row_tile(V* crow, V* acc, const Epilogue<V>& ep, bool streaming) {
+    if (streaming && (R * sizeof(V)) % detail::cache_line == 0) {
+        for (int k = 0; k < R; ++k) acc[k] = ep.apply(acc[k]);
+        detail::stream_lines(crow, acc, R * sizeof(V));
+    } else {
+        for (int k = 0; k < R; ++k) crow[k] = ep.apply(acc[k]);
+    }
+}
+
 template <typename V, typename I>
 void csr_rows(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep,
-              size_type row_begin, size_type row_end) {
+              size_type row_begin, size_type row_end, bool streaming) {
     const auto* rp = a.row_ptr().data();
     const I* col = a.col_idx().data();
     const V* val = a.values().data();
     for (size_type i = row_begin; i < row_end; ++i)
         detail::for_each_register_tile(b.cols, 32, [&]<int R>(size_type k0) {
             alignas(64) V acc[R];
-            row_tile_sum<R>(col, val, rp[i], rp[i + 1], b.data, b.ld, k0, acc);
-            V* crow = c.data + i * c.ld + k0;
-            for (int k = 0; k < R; ++k) crow[k] = ep.apply(acc[k]);
+            row_tile_sum<R>(col, val, rp[i], rp[i + 1], a.nnz(), b.data, b.ld, k0, acc);
+            store_row_tile<R>(c.data + i * c.ld + k0, acc, ep, streaming);
         });
 }
 
+}  // namespace
+
+namespace {
+// Row tiles are at most 32 wide, so C's rows stream when K is a multiple of a line's values
+// (every tile but a remainder narrower than a line is then line-aligned).
+template <typename V>
+bool streams_c(DenseView<V> c) {
+    const size_type tile = std::min<size_type>(c.cols, 32) * sizeof(V);
+    return detail::use_streaming_stores(c.data, c.rows, c.ld * sizeof(V),
+                                        tile - tile % detail::cache_line);
+}
 }  // namespace
 
 int choose_register_factor(size_type k) {
@@ -68,11 +126,16 @@ template <typename V, typename I>
 void spmm_row_split(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c,
                     const Epilogue<V>& ep) {
     check_shapes(a, b, c, "cpu::spmm_row_split");
-    constexpr size_type chunk = 64;
+    constexpr size_type chunk = 256;
     const size_type chunks = (a.rows() + chunk - 1) / chunk;
-#pragma omp parallel for schedule(dynamic, 4)
-    for (size_type t = 0; t < chunks; ++t)
-        csr_rows(a, b, c, ep, t * chunk, std::min(a.rows(), (t + 1) * chunk));
+    const bool streaming = streams_c(c);
+#pragma omp parallel
+    {
+#pragma omp for schedule(dynamic, 4) nowait
+        for (size_type t = 0; t < chunks; ++t)
+            csr_rows(a, b, c, ep, t * chunk, std::min(a.rows(), (t + 1) * chunk), streaming);
+        if (streaming) detail::streaming_fence();
+    }
 }
 
 namespace {
@@ -113,7 +176,10 @@ void spmm_merge(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const 
     std::vector<V, AlignedAllocator<V>> carry(static_cast<std::size_t>(parts * k), V{0});
     Epilogue<V> none{};
 
-#pragma omp parallel for schedule(dynamic, 1)
+    const bool streaming = streams_c(c);
+#pragma omp parallel
+    {
+#pragma omp for schedule(dynamic, 1) nowait
     for (size_type p = 0; p < parts; ++p) {
         const MergeCoord from = merge_path_search(std::min(total, p * per_part), rp + 1, rows, nnz);
         const MergeCoord to = merge_path_search(std::min(total, (p + 1) * per_part), rp + 1, rows, nnz);
@@ -124,9 +190,8 @@ void spmm_merge(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const 
             const Epilogue<V>& epi = started_before ? none : ep;
             detail::for_each_register_tile(k, 32, [&]<int R>(size_type k0) {
                 alignas(64) V acc[R];
-                row_tile_sum<R>(col, val, begin, rp[i + 1], b.data, b.ld, k0, acc);
-                V* crow = c.data + i * c.ld + k0;
-                for (int kk = 0; kk < R; ++kk) crow[kk] = epi.apply(acc[kk]);
+                row_tile_sum<R>(col, val, begin, rp[i + 1], nnz, b.data, b.ld, k0, acc);
+                store_row_tile<R>(c.data + i * c.ld + k0, acc, epi, streaming);
             });
         }
         if (to.row < rows) {  // the part ends inside row to.row: its partial sum is a carry-out
@@ -134,10 +199,12 @@ void spmm_merge(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const 
             if (to.nz > begin) {
                 carry_row[p] = to.row;
                 detail::for_each_register_tile(k, 32, [&]<int R>(size_type k0) {
-                    row_tile_sum<R>(col, val, begin, to.nz, b.data, b.ld, k0, &carry[p * k + k0]);
+                    row_tile_sum<R>(col, val, begin, to.nz, nnz, b.data, b.ld, k0, &carry[p * k + k0]);
                 });
             }
         }
+    }
+    if (streaming) detail::streaming_fence();
     }
     // Fix-up: add carries in order, then apply the epilogue once per affected row.
     size_type last = -1;

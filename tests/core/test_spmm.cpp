@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "core/cpu/streaming_store.hpp"
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spmm.hpp"
@@ -126,6 +127,23 @@ TEMPLATE_PRODUCT_TEST_CASE("cpu kernels equal the reference", "[spmm][cpu]", std
                            ((float, std::int32_t), (double, std::int32_t),
                             (float, std::int64_t), (double, std::int64_t))) {
     check_backend<typename TestType::first_type, typename TestType::second_type>(Backend::cpu);
+}
+
+TEMPLATE_TEST_CASE("cpu kernels stream a C larger than the last-level cache", "[spmm][cpu]", float,
+                   double) {
+    using V = TestType;
+    // Rows enough that C (K = 32, with an epilogue) spans more than twice the cache, so that
+    // row split and merge take their non-temporal store path.
+    constexpr size_type k = 32;
+    const size_type rows = static_cast<size_type>(2 * cpu::detail::last_level_cache_bytes() /
+                                                  (k * sizeof(V))) + 4099;
+    const auto a = generate::banded<V, std::int32_t>(rows, 2);
+    DenseMatrix<V> probe(rows, k);
+    REQUIRE(cpu::detail::use_streaming_stores(probe.data(), rows, k * sizeof(V), k * sizeof(V)));
+    check_against_reference<V, std::int32_t>(a, k, cpu::spmm_row_split<V, std::int32_t>,
+                                             Epilogue<V>::bias_relu_cap(V(-0.1), V(2)));
+    check_against_reference<V, std::int32_t>(a, k, cpu::spmm_merge<V, std::int32_t>,
+                                             Epilogue<V>::none());
 }
 
 TEMPLATE_PRODUCT_TEST_CASE("cuda kernels equal the reference", "[spmm][cuda]", std::pair,
