@@ -13,6 +13,7 @@ problems=(
   "synthetic-2000|--generator synthetic --m 2000 --n 24000 --tile-min 512 --tile-max 2048 --density-a 0.3 --density-b 0.1"
   "synthetic-8000|--generator synthetic --m 8000 --n 24000 --tile-min 512 --tile-max 2048 --density-a 0.3 --density-b 0.1"
   "molecule-C24H50|--generator molecule --length 24 --basis minimal --cluster-size 16"
+  "molecule-C6H14-svp|--generator molecule --length 6"
 )
 for entry in "${problems[@]}"; do
   name=${entry%%|*}
