@@ -9,7 +9,9 @@ packages=(
   libhdf5-dev libopenblas-dev libhwloc-dev
   catch2 libcli11-dev nlohmann-json3-dev libpng-dev
   # peers for the benchmarks (built only when present)
-  libeigen3-dev libgraphblas-dev librsb-dev
+  libeigen3-dev libgraphblas-dev librsb-dev libdbcsr-dev
+  # METIS row reordering, compared with k-means (partition/metis_reorder; built only when present)
+  libmetis-dev
 )
 
 missing=()

@@ -19,7 +19,7 @@ struct MatrixSpec {
     std::string generator = "tomo";  // tomo | stencil | random | powerlaw
     size_type n = 128;                // tomo: pixels (= angles = channels); stencil: side; others: rows
     bool transpose = false;           // tomo: the back-projection Aᵀ
-    std::string order = "auto";      // auto | natural | hilbert | kmeans | random
+    std::string order = "auto";      // auto | natural | hilbert | kmeans | metis | random
     size_type tile = 8;               // Hilbert tile
     std::uint64_t seed = 1;
 };
@@ -37,11 +37,12 @@ struct BenchMatrix {
 BenchMatrix build_matrix(const MatrixSpec& spec);
 
 /// The matrix in `order` ("auto": hilbert when geometric, else natural). Throws InvalidInput
-/// (hilbert without geometry, unknown order).
+/// (hilbert without geometry, metis in a build without METIS, unknown order).
 BenchCsr ordered(const BenchMatrix& m, const std::string& order, const MatrixSpec& spec);
 
-/// One row per order: tiled-ELL reuse with 32-row blocks (the thesis's toy) and with 256-row
-/// blocks, and the inter-node bytes of direct and hierarchical reduction plans on `topology`
+/// One row per order (natural, random, hilbert when geometric, kmeans, metis when this build
+/// has METIS): the seconds taken to compute the order and permute the matrix, tiled-ELL reuse
+/// with 32-row blocks (the thesis's toy) and with 256-row blocks, and the inter-node bytes of direct and hierarchical reduction plans on `topology`
 /// (sender-multiplies partition, one batch, 4-byte values, per column of B).
 nlohmann::json reorder_table(const BenchMatrix& m, const MatrixSpec& spec,
                              const comm::Topology& topology);

@@ -244,7 +244,13 @@ int run(int argc, char** argv) {
                    "Size: tomo pixels per side (= angles = channels), stencil side, rows otherwise")
         ->capture_default_str();
     app.add_flag("--transpose", o.matrix.transpose, "tomo: use Aᵀ (back-projection)");
-    app.add_option("--order", o.matrix.order, "auto | natural | hilbert | kmeans | random")
+    app.add_option("--order", o.matrix.order,
+#ifdef TESSEL_HAVE_METIS
+                   "auto | natural | hilbert | kmeans | metis | random"
+#else
+                   "auto | natural | hilbert | kmeans | random (metis: not in this build, no METIS)"
+#endif
+                   )
         ->capture_default_str();
     app.add_option("--tile", o.matrix.tile, "Hilbert tile (power of two)")->capture_default_str();
     app.add_option("--topology", o.topology,
@@ -294,13 +300,15 @@ int run(int argc, char** argv) {
         const auto orders = reorder_table(matrix, o.matrix, topology);
         doc["orders"] = orders;
         TextTable t({"order", "reuse (32-row blocks)", "reuse (256-row)", "inter-node B/col direct",
-                     "inter-node B/col hier", "cut"});
+                     "inter-node B/col hier", "cut", "order s"});
         for (const auto& r : orders) {
             const double d = r["inter_node_bytes_per_column_direct"], h = r["inter_node_bytes_per_column_hierarchical"];
             t.add_row({r["order"], fixed(r["reuse_block32"], 2), fixed(r["reuse_block256"], 2),
-                       fixed(d, 0), fixed(h, 0), d > 0 ? fixed(100.0 * (1.0 - h / d), 1) + "%" : "-"});
+                       fixed(d, 0), fixed(h, 0), d > 0 ? fixed(100.0 * (1.0 - h / d), 1) + "%" : "-",
+                       fixed(r["order_seconds"], 3)});
         }
-        std::printf("\nReorderings (tiled-ELL reuse = nnz / staged entries; reduction plans on this topology):\n");
+        std::printf("\nReorderings (tiled-ELL reuse = nnz / staged entries; reduction plans on this topology; "
+                    "order s: seconds to compute the order and permute rows and columns):\n");
         t.print(std::cout);
     }
 
