@@ -29,6 +29,11 @@ echo
 echo "== X-ray CT: Shepp-Logan phantom 256 x 256, projected and reconstructed (tessel-xct)"
 "$bin/apps/xct/tessel-xct" --phantom 256 --output "$out/xct-phantom256.h5" --png "$out/xct-png" \
   --metrics "$out/xct.json"
+echo "== X-ray CT: the same phantom as an APS Data Exchange file (4 slices), read back and reconstructed"
+"$bin/apps/xct/tessel-xct" --phantom 256 --num-slices 4 --iterations 0 --quiet \
+  --save-exchange "$out/xct-exchange.h5"
+"$bin/apps/xct/tessel-xct" --input "$out/xct-exchange.h5" --iterations 30 \
+  --output "$out/xct-exchange-recon.h5" --png "$out/xct-exchange-png"
 
 echo
 echo "== CCSD ABCD term: synthetic block-sparse problem, verified against dense GEMM (tessel-abcd)"
@@ -40,4 +45,5 @@ echo "== results"
 echo "  SpMM table (JSON): $out/spmm.json"
 echo "  sparse DNN categories: $out/spdnn-categories.tsv, metrics: $out/spdnn.json"
 echo "  CT volume: $out/xct-phantom256.h5, previews: $out/xct-png/, metrics: $out/xct.json"
+echo "  Data Exchange: $out/xct-exchange.h5 -> $out/xct-exchange-recon.h5, previews: $out/xct-exchange-png/"
 echo "  ABCD result shape and norms: $out/abcd.h5, metrics: $out/abcd.json"

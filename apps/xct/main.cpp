@@ -145,7 +145,13 @@ int main(int argc, char** argv) {
     app.add_option("--colormap", colormap, "gray or viridis")->check(CLI::IsMember({"gray", "grey", "viridis"}))
         ->capture_default_str();
     app.add_option("--metrics", o.metrics_path, "JSON metrics file (phases, rates, sizes)");
-    app.add_option("--save-sinogram", o.save_sinogram, "Also write PREFIX.sino and PREFIX.theta (MemXCT raw)");
+    app.add_option("--save-sinogram", o.save_sinogram,
+                   "Also write the sinograms as PREFIX.sino and PREFIX.theta (MemXCT raw; with --iterations 0 "
+                   "only the files)");
+    app.add_option("--save-exchange", o.save_exchange,
+                   "Also write the sinograms as an APS Data Exchange file for --input (uint16 counts, theta:y:x, "
+                   "white 60000, dark 100; phantom line integrals scaled so the darkest ray transmits e^-2; "
+                   "with --iterations 0 only the file)");
     app.add_flag("--quiet", o.quiet, "Only errors and warnings");
     app.add_flag("--verbose", o.verbose, "Operator details");
 
@@ -194,6 +200,9 @@ int main(int argc, char** argv) {
         o.pipelined = !no_pipeline;
         if (!memory_limit.empty()) o.memory_limit = parse_bytes(memory_limit);
         o.colormap = io::parse_colormap(colormap);
+        if (!o.save_exchange.empty() && (o.save_exchange == o.output || o.save_exchange == input))
+            TESSEL_INVALID_INPUT("save-exchange", 0, o.save_exchange + " is also the " +
+                                                         (o.save_exchange == input ? "--input" : "--output") + " file");
         if (o.resume && o.checkpoint_path.empty() && o.output.empty())
             TESSEL_INVALID_INPUT("resume", 0, "--resume needs --checkpoint FILE or --output FILE");
 

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "apps/xct/checkpoint.hpp"
+#include "apps/xct/exchange_writer.hpp"
 #include "apps/xct/output.hpp"
 #include "apps/xct/parallel.hpp"
 #include "apps/xct/phantom.hpp"
@@ -334,7 +335,8 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
     std::vector<float> volume;  // rank 0
     std::vector<std::vector<double>> histories;
     std::vector<double> bnorms;
-    std::vector<float> saved_sinogram;
+    std::vector<float> saved_sinogram;  // rank 0, for --save-sinogram and --save-exchange
+    const bool save = !o.save_sinogram.empty() || !o.save_exchange.empty();
     size_type first_round = 0;
     int total_iterations = 0;
     if (o.resume) {
@@ -398,7 +400,7 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
                     }
                 }
             }
-            if (!o.save_sinogram.empty()) {
+            if (save) {
                 const auto natural = gather(b, false);
                 if (world_rank == 0)
                     saved_sinogram.insert(saved_sinogram.end(), natural.begin(), natural.begin() + count * rays_total);
@@ -416,7 +418,7 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
                                  static_cast<long long>(info.first_slice + first + count));
                 natural.assign(static_cast<std::size_t>(width * rays_total), V{0});
                 std::copy(sino.begin(), sino.end(), natural.begin());
-                if (!o.save_sinogram.empty()) saved_sinogram.insert(saved_sinogram.end(), sino.begin(), sino.end());
+                if (save) saved_sinogram.insert(saved_sinogram.end(), sino.begin(), sino.end());
             });
             scatter(natural, b, false);
         }
@@ -548,13 +550,33 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
                 result.psnr.push_back(psnr(std::span<const float>(volume.data() + s * pixels_total, pixels_total), truth));
             }
         }
-        if (!o.save_sinogram.empty()) {
-            if (saved_sinogram.size() == static_cast<std::size_t>(num_slices * rays_total)) {
-                io::write_sinogram(o.save_sinogram + ".sino", saved_sinogram, num_slices, g.num_theta(), g.num_rho);
-                std::vector<float> theta(g.theta.begin(), g.theta.end());
-                io::write_theta(o.save_sinogram + ".theta", theta);
-            } else if (talk) {
-                log << "tessel-xct: --save-sinogram skipped: the run was resumed\n";
+        bool saved = false;  // the sinograms were written
+        double saved_scale = 1.0;
+        if (save) {
+            auto scope = times.scope("write");
+            if (saved_sinogram.size() != static_cast<std::size_t>(num_slices * rays_total)) {
+                if (talk) log << "tessel-xct: --save-sinogram / --save-exchange skipped: the run was resumed\n";
+            } else {
+                saved = true;
+                if (!o.save_sinogram.empty()) {
+                    io::write_sinogram(o.save_sinogram + ".sino", saved_sinogram, num_slices, g.num_theta(), g.num_rho);
+                    std::vector<float> theta(g.theta.begin(), g.theta.end());
+                    io::write_theta(o.save_sinogram + ".theta", theta);
+                }
+                if (!o.save_exchange.empty()) {
+                    // The phantom has no physical unit: its line integrals are scaled so that the
+                    // counts stay well inside uint16; measured ones are kept.
+                    const double scale = info.phantom ? phantom_line_integral_scale(saved_sinogram) : 1.0;
+                    ExchangeProvenance provenance{info.description, info.first_slice, o.command_line, version};
+                    const size_type clamped =
+                        save_exchange(o.save_exchange, std::move(saved_sinogram), num_slices, g, scale, provenance);
+                    if (clamped > 0)
+                        std::fprintf(stderr,
+                                     "tessel-xct: warning: %lld counts of %s were outside uint16 and were clamped "
+                                     "to [0, 65535]\n",
+                                     static_cast<long long>(clamped), o.save_exchange.c_str());
+                    saved_scale = scale;
+                }
             }
         }
         VolumeAttributes attributes;
@@ -644,6 +666,10 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
             if (!o.output.empty()) log << "volume: " << o.output << "\n";
             if (!o.png_dir.empty()) log << "previews: " << o.png_dir << "\n";
             if (!o.metrics_path.empty()) log << "metrics: " << o.metrics_path << "\n";
+            if (saved && !o.save_sinogram.empty())
+                log << "sinograms: " << o.save_sinogram << ".sino, " << o.save_sinogram << ".theta\n";
+            if (saved && !o.save_exchange.empty())
+                log << "sinograms: " << o.save_exchange << " (Data Exchange, line integrals x " << saved_scale << ")\n";
         }
         result.volume = std::move(volume);
     });

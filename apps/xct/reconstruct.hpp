@@ -51,6 +51,7 @@ struct ReconstructOptions {
     io::Colormap colormap = io::Colormap::gray;
     std::string metrics_path;
     std::string save_sinogram;    // writes <prefix>.sino and <prefix>.theta (raw MemXCT files)
+    std::string save_exchange;    // writes an APS Data Exchange file of the sinograms (exchange_writer.hpp)
     std::string command_line;
     bool quiet = false;
     bool verbose = false;

@@ -1,5 +1,5 @@
 // Small APS Data Exchange files for the tests: projections made from a known sinogram
-// (white·e^-p + dark), in either axes order, uint16 or float32, with optional defects.
+// (dark + (white - dark)·e^-p), in either axes order, uint16 or float32, with optional defects.
 #pragma once
 
 #include <cmath>
@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "apps/xct/exchange_writer.hpp"
 #include "io/hdf5_file.hpp"
 
 namespace tessel::xct::test {
@@ -30,42 +31,40 @@ inline float line_integral(size_type row, size_type t, size_type x) {
     return 0.05f * float((row + 1) * (t + 2)) + 0.01f * float(x);
 }
 
-/// Writes the file; with `sinogram` non-null the line integrals come from it instead
-/// (rows x num_theta x cols).
+/// Writes the file with the pieces of apps/xct/exchange_writer.hpp, adding the defects; with
+/// `sinogram` non-null the line integrals come from it instead (rows x num_theta x cols).
 inline void write_exchange(const std::string& path, const ExchangeSpec& s, const std::vector<float>* sinogram = nullptr) {
     auto f = io::File::create(path);
     const size_type T = s.num_theta, R = s.rows, C = s.cols;
+    ExchangeWriteOptions options;
+    options.white = s.white;
+    options.dark = s.dark;
+    options.num_white = 2;
+    options.num_dark = 1;
+    options.axes = s.y_theta_x ? io::ProjectionAxes::y_theta_x : io::ProjectionAxes::theta_y_x;
+    options.axes_attribute = s.y_theta_x;  // theta:y:x files rely on the default order
+    options.uint16 = s.uint16;
+    // Counts laid out (rows, num_theta, cols).
     std::vector<float> data(static_cast<std::size_t>(T * R * C));
     for (size_type r = 0; r < R; ++r)
         for (size_type t = 0; t < T; ++t)
-            for (size_type x = 0; x < C; ++x) {
-                const float p = sinogram ? (*sinogram)[(r * T + t) * C + x] : line_integral(r, t, x);
-                float v = s.dark + (s.white - s.dark) * std::exp(-p);
-                if (s.uint16) v = std::round(v);
-                if (s.nan_at && t == 2 && r == 1 && x == 0) v = std::nanf("");
-                if (s.zero_at && t == 1 && r == 0 && x == 3) v = 0.0f;
-                const size_type at = s.y_theta_x ? (r * T + t) * C + x : (t * R + r) * C + x;
-                data[at] = v;
-            }
-    const std::vector<size_type> shape = s.y_theta_x ? std::vector<size_type>{R, T, C} : std::vector<size_type>{T, R, C};
-    if (s.flat_data) {
+            for (size_type x = 0; x < C; ++x)
+                data[(r * T + t) * C + x] = sinogram ? (*sinogram)[(r * T + t) * C + x] : line_integral(r, t, x);
+    line_integrals_to_counts(data, options);
+    if (s.nan_at) data[(1 * T + 2) * C + 0] = std::nanf("");
+    if (s.zero_at) data[(0 * T + 1) * C + 3] = 0.0f;
+    if (s.flat_data)
         f.write("/exchange/data", {T * R, C}, data.data());
-    } else if (s.uint16) {
-        std::vector<std::uint16_t> u(data.begin(), data.end());
-        f.write("/exchange/data", shape, u.data());
-    } else {
-        f.write("/exchange/data", shape, data.data());
-    }
-    if (s.y_theta_x) f.write_attribute("/exchange/data", "axes", "y:theta:x");
-    const float white = s.zero_flats ? 0.0f : s.white, dark = s.zero_flats ? 0.0f : s.dark;
-    std::vector<float> w(static_cast<std::size_t>(2 * R * C), white), d(static_cast<std::size_t>(R * C), dark);
-    if (!s.no_white) f.write("/exchange/data_white", {2, R, C}, w.data());
-    f.write("/exchange/data_dark", {1, R, C}, d.data());
+    else
+        write_exchange_data(f, data, {T, R, C}, options);
+    if (s.zero_flats) options.white = options.dark = 0.0f;
+    if (!s.no_white) write_exchange_white(f, R, C, options);
+    write_exchange_dark(f, R, C, options);
     if (s.with_theta) {
         const size_type count = s.theta_count >= 0 ? s.theta_count : T;
         std::vector<float> theta(static_cast<std::size_t>(count));
         for (size_type t = 0; t < count; ++t) theta[t] = 180.0f * float(t) / float(T);
-        f.write("/exchange/theta", {count}, theta.data());
+        write_exchange_theta(f, theta);
     }
     f.commit();
 }

@@ -1,10 +1,13 @@
-// Inputs: Data Exchange files in both axes orders and both types, raw MemXCT files, the
-// phantom; bad inputs with their exact messages.
+// Inputs: Data Exchange files in both axes orders and both types (and as save_exchange writes
+// them), raw MemXCT files, the phantom; bad inputs with their exact messages.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 
+#include "apps/xct/exchange_writer.hpp"
 #include "apps/xct/sinogram_source.hpp"
 #include "exchange_fixture.hpp"
 #include "io/data_exchange.hpp"
@@ -138,6 +141,45 @@ TEST_CASE("bad Data Exchange files give their exact errors", "[xct][inputs]") {
     centre.center = 9.5;
     CHECK(open_error(centre) == good + ": rotation centre 9.5 outside the detector [0, 8]");
     CHECK(open_error(exchange_input(dir.file("absent.h5"))).find("absent.h5: cannot open") != std::string::npos);
+}
+
+TEST_CASE("save_exchange writes a file that reads back to the scaled sinograms", "[xct][inputs]") {
+    TempDir dir;
+    const size_type S = 3, T = 10, C = 12;
+    Geometry g{C, C, uniform_angles(T)};
+    std::vector<float> sino(static_cast<std::size_t>(S * T * C));
+    for (size_type s = 0; s < S; ++s)
+        for (size_type t = 0; t < T; ++t)
+            for (size_type x = 0; x < C; ++x) sino[(s * T + t) * C + x] = line_integral(s, t, x) * 10.0f;
+    const double scale = phantom_line_integral_scale(sino);
+    CHECK(scale == Approx(2.0 / (10.0 * line_integral(S - 1, T - 1, C - 1))));
+    const std::string path = dir.file("saved.h5");
+    ExchangeProvenance provenance{"a test", 5, "test --save-exchange", "0"};
+    CHECK(save_exchange(path, sino, S, g, scale, provenance) == 0);
+    {
+        const auto f = io::File::open(path);
+        CHECK(f.type("/exchange/data") == io::DataType::uint16);
+        CHECK(f.shape("/exchange/data") == std::vector<size_type>{T, S, C});
+        CHECK(f.read_string_attribute("/exchange/data", "axes") == "theta:y:x");
+        CHECK(f.read_attribute<double>("/exchange/data", "line_integral_scale") == scale);
+        CHECK(f.read_attribute<std::int64_t>("/exchange/data", "first_slice") == 5);
+        CHECK(f.read_string_attribute("/exchange/data", "source") == "a test");
+        CHECK(f.shape("/exchange/data_white") == std::vector<size_type>{4, S, C});
+        CHECK(f.shape("/exchange/data_dark") == std::vector<size_type>{4, S, C});
+        const auto counts = f.read<float>("/exchange/data");
+        CHECK(*std::min_element(counts.begin(), counts.end()) == std::round(float(transmitted_counts(2.0, {}))));
+    }
+    io::DataExchange file(path);
+    const auto degrees = file.theta_degrees();
+    for (size_type t = 0; t < T; ++t) REQUIRE(degrees[t] == Approx(18.0 * double(t)));
+    const auto back = io::read_sinograms(file, 0, S);
+    CHECK(back.clamped == 0);
+    REQUIRE(back.values.size() == sino.size());
+    // uint16 rounding: |dp| <= 0.5 / (counts - dark) <= 0.5 / (59900 e^-2) ~ 6e-5.
+    for (std::size_t i = 0; i < sino.size(); ++i) REQUIRE(back.values[i] == Approx(sino[i] * scale).margin(1e-4));
+    // Counts beyond uint16 (negative line integrals) are clamped and counted.
+    std::vector<float> negative(static_cast<std::size_t>(T * C), -1.0f);
+    CHECK(save_exchange(dir.file("negative.h5"), negative, 1, g, 1.0, provenance) == T * C);
 }
 
 TEST_CASE("slice ranges parse or say why not", "[xct][inputs]") {

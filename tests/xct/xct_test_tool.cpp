@@ -1,8 +1,11 @@
 // Helper of the tessel-xct binary tests:
 //   make-dx OUT AXES [theta|flats|nan|nowhite|rank]   a Data Exchange file (phantom or defective)
 //   compare A.h5 B.h5 TOL                              volumes equal to TOL·max|A| (0: exactly)
-//   check-phantom FILE.h5 MIN_DB                       every slice within MIN_DB of the phantom
+//   check-phantom FILE.h5 MIN_DB                       every slice within MIN_DB of the phantom (make-dx)
+//   check-phantom FILE.h5 MIN_DB S [X.h5]              the same against slices of the S-slice phantom
+//                                                      (scaled as tessel-xct --save-exchange wrote X.h5)
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -90,16 +93,33 @@ int compare(const std::string& a_path, const std::string& b_path, double tol) {
     return diff <= tol * scale ? 0 : 1;
 }
 
-int check_phantom(const std::string& path, double min_db) {
+// PSNR of every slice of the volume against the phantom: the 2-D one x `absorption` (make-dx
+// files), or slices of the app's S-slice phantom (S > 0) from the volume's first slice, with
+// `exchange` (a --save-exchange file of that phantom) x the file's line_integral_scale and
+// numbered from the first slices of both files.
+int check_phantom(const std::string& path, double min_db, size_type phantom_slices = 0,
+                  const std::string& exchange = "") {
     std::vector<size_type> shape;
     const auto v = volume(path, shape);
     const size_type n = shape[1];
-    auto truth = shepp_logan_2d(n);
-    for (auto& t : truth) t *= absorption;
+    double scale = phantom_slices > 0 ? 1.0 : absorption;
+    size_type first = 0;
+    if (phantom_slices > 0) first = io::File::open(path).read_attribute<std::int64_t>(volume_dataset, "first_slice");
+    if (!exchange.empty()) {
+        const auto x = io::File::open(exchange);
+        scale = x.read_attribute<double>("/exchange/data", "line_integral_scale");
+        first += x.read_attribute<std::int64_t>("/exchange/data", "first_slice");
+        std::printf("phantom of %lld slices x %.6g (line_integral_scale of %s)\n",
+                    static_cast<long long>(phantom_slices), scale, exchange.c_str());
+    }
     int status = 0;
     for (size_type s = 0; s < shape[0]; ++s) {
+        auto truth = phantom_slices <= 0
+                         ? shepp_logan_2d(n)
+                         : shepp_logan_3d_slice(n, (2.0 * double(first + s) + 1.0) / double(phantom_slices) - 1.0);
+        for (auto& t : truth) t *= static_cast<float>(scale);
         const double db = psnr(std::span<const float>(v.data() + s * n * n, n * n), truth);
-        std::printf("slice %lld: PSNR %.2f dB\n", static_cast<long long>(s), db);
+        std::printf("slice %lld: PSNR %.2f dB\n", static_cast<long long>(first + s), db);
         if (!(db >= min_db)) status = 1;
     }
     return status;
@@ -113,10 +133,12 @@ int main(int argc, char** argv) {
         if (command == "make-dx" && argc >= 4) return make_dx(argv[2], argv[3], argc > 4 ? argv[4] : "");
         if (command == "compare" && argc == 5) return compare(argv[2], argv[3], std::stod(argv[4]));
         if (command == "check-phantom" && argc == 4) return check_phantom(argv[2], std::stod(argv[3]));
+        if (command == "check-phantom" && (argc == 5 || argc == 6))
+            return check_phantom(argv[2], std::stod(argv[3]), std::stoll(argv[4]), argc == 6 ? argv[5] : "");
     } catch (const std::exception& e) {
         std::fprintf(stderr, "tessel-xct-test-tool: %s\n", e.what());
         return 1;
     }
-    std::fprintf(stderr, "usage: tessel-xct-test-tool make-dx OUT AXES [defect] | compare A B TOL | check-phantom F DB\n");
+    std::fprintf(stderr, "usage: tessel-xct-test-tool make-dx OUT AXES [defect] | compare A B TOL | check-phantom F DB [S [X.h5]]\n");
     return 2;
 }
