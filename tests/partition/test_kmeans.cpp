@@ -8,41 +8,13 @@
 #include "core/error.hpp"
 #include "partition/hilbert.hpp"
 #include "partition/kmeans_reorder.hpp"
+#include "tests/partition/hidden_blocks.hpp"
 #include "partition/tomography.hpp"
 
 using namespace tessel;
 using namespace tessel::partition;
 
-namespace {
-
-// groups x rows_per_group rows; the rows of a group draw `per_row` columns from the group's own
-// random set of `group_cols` columns; rows are then shuffled so the structure is hidden.
-Csr<double, std::int32_t> hidden_blocks(size_type groups, size_type rows_per_group,
-                                        size_type group_cols, size_type per_row, size_type cols,
-                                        std::uint64_t seed) {
-    std::mt19937_64 rng(seed);
-    Coo<double, std::int32_t> coo;
-    coo.rows = groups * rows_per_group;
-    coo.cols = cols;
-    const auto shuffled = random_permutation(coo.rows, seed + 1);
-    for (size_type g = 0; g < groups; ++g) {
-        std::vector<std::int32_t> pool(group_cols);
-        for (auto& c : pool) c = std::uniform_int_distribution<std::int32_t>(0, cols - 1)(rng);
-        for (size_type r = 0; r < rows_per_group; ++r) {
-            std::vector<std::int32_t> picked = pool;
-            std::shuffle(picked.begin(), picked.end(), rng);
-            picked.resize(per_row);
-            for (auto c : picked) {
-                coo.row.push_back(static_cast<std::int32_t>(shuffled[g * rows_per_group + r]));
-                coo.col.push_back(c);
-                coo.values.push_back(1.0);
-            }
-        }
-    }
-    return csr_from_coo(coo);
-}
-
-}  // namespace
+using test::hidden_blocks;
 
 TEST_CASE("k-means clusters are balanced and deterministic for a seed", "[kmeans]") {
     const auto a = hidden_blocks(20, 32, 40, 10, 5000, 3);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "tests/common/temp_dir.hpp"
 
 namespace tessel::xct::test {
 
@@ -28,25 +29,7 @@ inline void ensure_mpi() {
     });
 }
 
-/// A fresh folder under the temporary directory, removed at the end.
-class TempDir {
-public:
-    TempDir() {
-        std::string pattern = (std::filesystem::temp_directory_path() / "tessel-xct-XXXXXX").string();
-        if (!mkdtemp(pattern.data())) throw std::runtime_error("mkdtemp failed");
-        path_ = pattern;
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    ~TempDir() {
-        std::error_code ec;
-        std::filesystem::remove_all(path_, ec);
-    }
-    std::string file(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    std::filesystem::path path_;
-};
+using tessel::test::TempDir;
 
 /// message() of the tessel::Error that f throws, or what happened instead.
 template <typename F>
