@@ -79,7 +79,7 @@ std::vector<Csr<V, I>> test_matrices() {
 template <typename V, typename I>
 void check_kernel(const Kernel<V, I>& kernel) {
     for (const auto& a : test_matrices<V, I>())
-        for (size_type k : {1, 3, 8, 17, 32, 70}) {
+        for (size_type k : {1, 3, 8, 16, 17, 32, 70}) {
             check_against_reference(a, k, kernel, Epilogue<V>::none());
             if (k == 17) check_against_reference(a, k, kernel, Epilogue<V>::bias_relu_cap(V(-0.2), V(1)));
         }
