@@ -39,6 +39,21 @@ inline void prefetch_b_tile(const V* p) {
         __builtin_prefetch(reinterpret_cast<const char*>(p) + off, 0, 3);
 }
 
+// acc += entries [begin, end) of a CSR row times B's rows, columns k0 .. k0+R-1, one entry at
+// a time (nnz: the matrix's, which bounds the look-ahead).
+template <int R, typename V, typename I>
+inline void add_row_entries(const I* col, const V* val, size_type begin, size_type end, size_type nnz,
+                            const V* b, size_type ldb, size_type k0, V* acc) {
+    for (size_type e = begin; e < end; ++e) {
+        if (e + prefetch_distance<R, V> < nnz)
+            prefetch_b_tile<R>(b + static_cast<size_type>(col[e + prefetch_distance<R, V>]) * ldb + k0);
+        const V v = val[e];
+        const V* brow = b + static_cast<size_type>(col[e]) * ldb + k0;
+#pragma omp simd
+        for (int k = 0; k < R; ++k) acc[k] += v * brow[k];
+    }
+}
+
 // Sum of entries [begin, end) of a CSR row times B's rows, columns k0 .. k0+R-1 (nnz: the
 // matrix's, which bounds the look-ahead). When the tile fits one vector register, two
 // accumulators alternate so that consecutive fused multiply-adds do not wait for each other.
@@ -67,14 +82,7 @@ inline void row_tile_sum(const I* col, const V* val, size_type begin, size_type 
 #pragma omp simd
         for (int k = 0; k < R; ++k) acc[k] += odd[k];
     }
-    for (; e < end; ++e) {
-        if (e + prefetch_distance<R, V> < nnz)
-            prefetch_b_tile<R>(b + static_cast<size_type>(col[e + prefetch_distance<R, V>]) * ldb + k0);
-        const V v = val[e];
-        const V* brow = b + static_cast<size_type>(col[e]) * ldb + k0;
-#pragma omp simd
-        for (int k = 0; k < R; ++k) acc[k] += v * brow[k];
-    }
+    add_row_entries<R>(col, val, e, end, nnz, b, ldb, k0, acc);
 }
 
 // Writes a finished row tile (epilogue applied) to C, streamed past the caches when asked.
@@ -116,18 +124,9 @@ void csr_row_pairs(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, con
                 acc1[k] += v1 * b1[k];
             }
         }
-        for (; e0 < end0; ++e0) {
-            const V v = val[e0];
-            const V* x = b.data + static_cast<size_type>(col[e0]) * b.ld;
-#pragma omp simd
-            for (int k = 0; k < R; ++k) acc0[k] += v * x[k];
-        }
-        for (; e1 < end1; ++e1) {
-            const V v = val[e1];
-            const V* x = b.data + static_cast<size_type>(col[e1]) * b.ld;
-#pragma omp simd
-            for (int k = 0; k < R; ++k) acc1[k] += v * x[k];
-        }
+        // the rest of the longer row (at most one of the two is left)
+        add_row_entries<R>(col, val, e0, end0, nnz, b.data, b.ld, 0, acc0);
+        add_row_entries<R>(col, val, e1, end1, nnz, b.data, b.ld, 0, acc1);
         store_row_tile<R>(c.data + i * c.ld, acc0, ep, streaming);
         store_row_tile<R>(c.data + (i + 1) * c.ld, acc1, ep, streaming);
     }

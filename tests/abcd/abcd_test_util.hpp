@@ -2,6 +2,8 @@
 // checked against the dense reference.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -9,8 +11,29 @@
 #include "apps/ccsd_abcd/executor.hpp"
 #include "apps/ccsd_abcd/inspector.hpp"
 #include "apps/ccsd_abcd/problem.hpp"
+#include "io/hdf5_file.hpp"
 
 namespace tessel::abcd::test {
+
+/// A file with the problem layout, written field by field so that it can be wrong on purpose
+/// (tilings, their sizes, one tile in A and one in B).
+inline void write_raw(const std::string& path, std::vector<std::int64_t> a_rows, std::vector<std::int64_t> a_cols,
+                      std::vector<std::int64_t> b_rows, std::vector<std::int64_t> b_cols, std::int64_t m,
+                      std::int64_t k, std::int64_t n) {
+    io::File f = io::File::create(path);
+    f.write_attribute("/", "format", "tessel-abcd problem");
+    for (auto [name, v] : {std::pair{"/a/row_tiling", &a_rows}, std::pair{"/a/col_tiling", &a_cols},
+                           std::pair{"/b/row_tiling", &b_rows}, std::pair{"/b/col_tiling", &b_cols}})
+        f.write<std::int64_t>(name, {static_cast<size_type>(v->size())}, v->data());
+    f.write_attribute<std::int64_t>("/a", "rows", m);
+    f.write_attribute<std::int64_t>("/a", "cols", k);
+    f.write_attribute<std::int64_t>("/b", "rows", k);
+    f.write_attribute<std::int64_t>("/b", "cols", n);
+    const std::vector<std::int64_t> one{0, 0};
+    f.write<std::int64_t>("/a/tiles", {1, 2}, one.data());
+    f.write<std::int64_t>("/b/tiles", {1, 2}, one.data());
+    f.commit();
+}
 
 /// A problem from tile sizes and non-zero tile lists, values from the seeded function.
 inline Problem hand_problem(std::vector<size_type> m, std::vector<size_type> k, std::vector<size_type> n,
