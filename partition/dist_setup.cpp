@@ -99,7 +99,7 @@ std::unique_ptr<dist::DistSpmm<V, I>> make_dist_spmm(DistAlgorithm algorithm, MP
     const int d = setup.grid.data_index[rank], b = setup.grid.batch_index[rank];
     auto [data_comm, batch_comm] = split_process_grid(comm, setup.grid);
     auto local = footprint_block(a, setup.footprints[d], setup.col_offsets[d], setup.col_offsets[d + 1]);
-    return std::make_unique<dist::SenderMultipliesSpmm<V, I>>(
+    return dist::make_sender_multiplies_spmm<V, I>(
         data_comm.get(), setup.group_topology, setup.row_offsets, setup.col_offsets,
         setup.k_offsets[b], setup.k_offsets[b + 1], std::move(local), std::move(setup.plans[d]),
         options.run);

@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "apps/xct/projector.hpp"
+#include "core/comm/cuda_aware.hpp"
 #include "core/comm/mpi_check.hpp"
 #include "core/comm/mpi_types.hpp"
 #include "core/error.hpp"
@@ -189,7 +190,12 @@ DistributedProjector<V>::DistributedProjector(MPI_Comm data_comm, const comm::To
     run.minibatch = options.minibatch;
     run.pipelined = options.pipelined;
     run.method = options.method;
-    info_ = {{"kernel", "csr (sender-multiplies)"},
+    run.cuda_aware = options.cuda_aware;
+    const bool on_device = options.backend == Backend::cuda;
+    info_ = {{"kernel", on_device ? "cuda csr merge (sender-multiplies, device-resident)"
+                                  : "csr (sender-multiplies)"},
+             {"staging", on_device ? std::string(comm::to_string(comm::choose_device_staging(options.cuda_aware)))
+                                   : std::string("host memory")},
              {"reduction", options.hierarchical ? "hierarchical" : "direct"},
              {"steps", fwd_plans[rank_].steps.size()},
              {"pipelined", options.pipelined},
@@ -200,17 +206,15 @@ DistributedProjector<V>::DistributedProjector(MPI_Comm data_comm, const comm::To
              {"rays", rays()},
              {"forward_footprint", fwd_rows_},
              {"backward_footprint", bwd_rows_}};
-    fwd_ = std::make_unique<dist::SenderMultipliesSpmm<V, Index>>(data_comm, topology, ray_offsets_, pixel_offsets_, 0,
-                                                                  k_, std::move(local_fwd),
-                                                                  std::move(fwd_plans[rank_]), run);
-    bwd_ = std::make_unique<dist::SenderMultipliesSpmm<V, Index>>(data_comm, topology, pixel_offsets_, ray_offsets_,
-                                                                  0, k_, std::move(local_bwd),
-                                                                  std::move(bwd_plans[rank_]), run);
-    info_["minibatch"] = fwd_->minibatch();
+    fwd_ = dist::make_sender_multiplies_spmm<V, Index>(data_comm, topology, ray_offsets_, pixel_offsets_, 0, k_,
+                                                       std::move(local_fwd), std::move(fwd_plans[rank_]), run);
+    bwd_ = dist::make_sender_multiplies_spmm<V, Index>(data_comm, topology, pixel_offsets_, ray_offsets_, 0, k_,
+                                                       std::move(local_bwd), std::move(bwd_plans[rank_]), run);
+    info_["minibatch"] = dist::round_minibatch(run.minibatch, k_);
 }
 
 template <typename V>
-void DistributedProjector<V>::run(dist::SenderMultipliesSpmm<V, Index>& op, DenseMatrix<V>& in,
+void DistributedProjector<V>::run(dist::DistSpmm<V, Index>& op, DenseMatrix<V>& in,
                                   DenseMatrix<V>& out, bool backward) {
     TESSEL_ENSURE_DIMS(in.cols() == k_, "distributed projector: " + std::to_string(in.cols()) +
                                             " columns, built for " + std::to_string(k_));

@@ -127,6 +127,9 @@ int main(int argc, char** argv) {
     app.add_option("--minibatch", o.minibatch, "Columns per pipelined minibatch (0: all)")
         ->capture_default_str();
     app.add_flag("--no-pipeline", no_pipeline, "Do not overlap minibatches");
+    app.add_flag("--cuda-aware-mpi", o.cuda_aware_mpi,
+                 "With --backend cuda and data ranks: hand device buffers to MPI when it is CUDA-aware "
+                 "(default: stage through pinned host memory)");
 
     app.add_option("--memory-limit", memory_limit, "Memory per rank, e.g. 8G (default: available / ranks on the node)");
     app.add_option("--batch-slices", o.batch_slices, "Slices per batch on one rank (default: as many as fit)");

@@ -125,7 +125,8 @@ struct DistributedOptions {
     size_type minibatch = 0;  // columns per minibatch (0: all K)
     bool pipelined = true;
     comm::ExchangeMethod method = comm::ExchangeMethod::point_to_point;
-    Backend backend = Backend::cpu;
+    Backend backend = Backend::cpu;  // cuda: A, partial rows and reductions on the device
+    bool cuda_aware = false;         // cuda: device buffers to MPI when it is CUDA-aware
 };
 
 /// MemXCT data parallelism: data rank d owns a contiguous run of ordered pixels and of ordered
@@ -155,13 +156,13 @@ public:
     const std::vector<size_type>& ray_offsets() const { return ray_offsets_; }
 
 private:
-    void run(dist::SenderMultipliesSpmm<ValueType, Index>& op, DenseMatrix<ValueType>& in,
+    void run(dist::DistSpmm<ValueType, Index>& op, DenseMatrix<ValueType>& in,
              DenseMatrix<ValueType>& out, bool backward);
 
     int rank_ = 0, size_ = 1;
     size_type k_ = 0, nnz_ = 0, fwd_rows_ = 0, bwd_rows_ = 0;
     std::vector<size_type> pixel_offsets_, ray_offsets_;
-    std::unique_ptr<dist::SenderMultipliesSpmm<ValueType, Index>> fwd_, bwd_;
+    std::unique_ptr<dist::DistSpmm<ValueType, Index>> fwd_, bwd_;
     dist::DenseBlocks<ValueType> in_, out_;
     nlohmann::json info_;
 };

@@ -34,6 +34,7 @@ struct ReconstructOptions {
     bool hierarchical = true;
     size_type minibatch = 0;
     bool pipelined = true;
+    bool cuda_aware_mpi = false;  // device buffers to MPI when detected (cuda, data ranks)
     comm::ExchangeMethod exchange = comm::ExchangeMethod::point_to_point;
     // Memory: limit per rank in bytes (0: available memory / ranks on the node).
     double memory_limit = 0;

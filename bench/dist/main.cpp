@@ -46,6 +46,8 @@ struct Options {
     size_type minibatch = 16;
     int reps = 5;
     std::string method = "p2p";
+    std::string backend = "cpu";
+    bool cuda_aware = false;
     std::string json;
     bool check = false;
     bool verbose = false;
@@ -148,6 +150,8 @@ std::vector<Measured> measure(const std::vector<Variant>& list, const BenchCsr& 
         r.setup.run.minibatch = r.variant.minibatch;
         r.setup.run.pipelined = r.variant.pipelined;
         r.setup.run.method = comm::parse_exchange_method(o.method);
+        r.setup.run.backend = parse_backend(o.backend);
+        r.setup.run.cuda_aware = o.cuda_aware;
         r.op = partition::make_dist_spmm(r.variant.algorithm, MPI_COMM_WORLD, topology, a, k, r.setup);
         r.b = dist::DenseBlocks<float>::allocate(r.op->b_ranges());
         for (std::size_t blk = 0; blk < r.b.ranges.size(); ++blk)
@@ -266,6 +270,13 @@ int run(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--reps", o.reps, "Timed repetitions (median reported)")->capture_default_str();
     app.add_option("--method", o.method, "Exchange method: p2p | neighbor")->capture_default_str();
+    app.add_option("--backend", o.backend,
+                   "Local SpMM: cpu, or cuda (sender-multiplies then keeps A, partial rows and "
+                   "reductions on the GPU)")
+        ->check(CLI::IsMember({"cpu", "cuda"}))
+        ->capture_default_str();
+    app.add_flag("--cuda-aware-mpi", o.cuda_aware,
+                 "cuda: hand device buffers to MPI when it is CUDA-aware (default: pinned host staging)");
     app.add_option("--json", o.json, "Write every measurement and the machine here");
     app.add_flag("--check", o.check, "Check every result against reference::spmm (builds B whole)");
     app.add_flag("--verbose", o.verbose, "Print the topology groups of every rank");
@@ -289,13 +300,17 @@ int run(int argc, char** argv) {
                      {"order", o.matrix.order}};
     doc["ranks"] = ranks();
     doc["topology"] = topology.describe();
-    doc["staging"] = comm::to_string(comm::choose_device_staging(false));
+    const std::string staging = o.backend == "cuda"
+                                    ? std::string(comm::to_string(comm::choose_device_staging(o.cuda_aware)))
+                                    : std::string("host memory (cpu backend)");
+    doc["backend"] = o.backend;
+    doc["staging"] = staging;
     if (root) {
         std::printf("tessel-bench-dist: %s, %lld x %lld, %lld nonzeros, order %s\n", matrix.label.c_str(),
                     (long long)a.rows(), (long long)a.cols(), (long long)a.nnz(), o.matrix.order.c_str());
-        std::printf("  topology: %s%s; buffers staged: %s\n", topology.describe().c_str(),
+        std::printf("  topology: %s%s; buffers: %s\n", topology.describe().c_str(),
                     o.topology == "auto" ? " (detected)" : " (emulated)",
-                    std::string(comm::to_string(comm::choose_device_staging(false))).c_str());
+                    staging.c_str());
         // Orders compared: reuse of tiled ELL and inter-node volume of the reduction plans.
         const auto orders = reorder_table(matrix, o.matrix, topology);
         doc["orders"] = orders;

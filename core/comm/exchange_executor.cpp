@@ -55,48 +55,30 @@ template <typename V>
 ExchangeExecutor<V>::~ExchangeExecutor() = default;
 
 template <typename V>
-void ExchangeExecutor<V>::start(int step, DenseView<const V> in, DenseView<V> out,
-                                Pending& pending) {
+void ExchangeExecutor<V>::post(int step, size_type w, const V* send, V* recv, Messages& m) {
     TESSEL_ENSURE_DIMS(step >= 0 && step < num_steps(), "exchange: no step " + std::to_string(step));
-    TESSEL_ENSURE_DIMS(!pending.active(), "exchange: this Pending is still in flight");
+    TESSEL_ENSURE_DIMS(!m.active(), "exchange: these messages are still in flight");
     const auto& st = plan_.steps[step];
-    const size_type w = in.cols;
-    TESSEL_ENSURE_DIMS(in.rows == st.in_rows && out.rows == st.out_rows && out.cols == w,
-                       "exchange step " + std::to_string(step) + ": buffers are " +
-                           std::to_string(in.rows) + "x" + std::to_string(in.cols) + " and " +
-                           std::to_string(out.rows) + "x" + std::to_string(out.cols) +
-                           ", plan needs " + std::to_string(st.in_rows) + " and " +
-                           std::to_string(st.out_rows) + " rows of one width");
-    TESSEL_ENSURE_DIMS(in.layout == Layout::row_major && out.layout == Layout::row_major,
-                       "exchange: buffers must be row-major");
     const MPI_Datatype type = mpi_datatype<V>();
-    pending.step_ = step;
-    pending.completed_ = false;
-    pending.width_ = w;
-    pending.out_ = out;
-    pending.recv_.resize(static_cast<std::size_t>(st.rows_received() * w));
-    pending.send_.resize(static_cast<std::size_t>(st.rows_sent() * w));
-    pending.requests_.clear();
-
-    // Pack the rows that leave, peer by peer.
-    for (size_type e = 0; e < st.rows_sent(); ++e)
-        std::copy_n(in.data + st.send_rows[e] * in.ld, w, pending.send_.data() + e * w);
-
+    m.step_ = step;
+    m.completed_ = false;
+    m.width_ = w;
+    m.requests_.clear();
     if (method_ == ExchangeMethod::point_to_point) {
-        pending.requests_.reserve(st.recv_peers.size() + st.send_peers.size());
+        m.requests_.reserve(st.recv_peers.size() + st.send_peers.size());
         for (std::size_t q = 0; q < st.recv_peers.size(); ++q) {
             MPI_Request req;
-            TESSEL_MPI_CHECK(MPI_Irecv(pending.recv_.data() + st.recv_displ[q] * w,
+            TESSEL_MPI_CHECK(MPI_Irecv(recv + st.recv_displ[q] * w,
                                        mpi_count((st.recv_displ[q + 1] - st.recv_displ[q]) * w),
                                        type, st.recv_peers[q], tag_base + step, comm_.get(), &req));
-            pending.requests_.push_back(req);
+            m.requests_.push_back(req);
         }
         for (std::size_t q = 0; q < st.send_peers.size(); ++q) {
             const size_type count = (st.send_displ[q + 1] - st.send_displ[q]) * w;
             MPI_Request req;
-            TESSEL_MPI_CHECK(MPI_Isend(pending.send_.data() + st.send_displ[q] * w, mpi_count(count),
-                                       type, st.send_peers[q], tag_base + step, comm_.get(), &req));
-            pending.requests_.push_back(req);
+            TESSEL_MPI_CHECK(MPI_Isend(send + st.send_displ[q] * w, mpi_count(count), type,
+                                       st.send_peers[q], tag_base + step, comm_.get(), &req));
+            m.requests_.push_back(req);
             counters_.add_sent(st.send_peers[q], count * static_cast<size_type>(sizeof(V)));
         }
     } else {
@@ -112,11 +94,36 @@ void ExchangeExecutor<V>::start(int step, DenseView<const V> in, DenseView<V> ou
             rdispl[q] = mpi_count(st.recv_displ[q] * w);
         }
         MPI_Request req;
-        TESSEL_MPI_CHECK(MPI_Ineighbor_alltoallv(pending.send_.data(), scounts.data(), sdispl.data(),
-                                                 type, pending.recv_.data(), rcounts.data(),
-                                                 rdispl.data(), type, graphs_[step].get(), &req));
-        pending.requests_.push_back(req);
+        TESSEL_MPI_CHECK(MPI_Ineighbor_alltoallv(send, scounts.data(), sdispl.data(), type, recv,
+                                                 rcounts.data(), rdispl.data(), type,
+                                                 graphs_[step].get(), &req));
+        m.requests_.push_back(req);
     }
+}
+
+template <typename V>
+void ExchangeExecutor<V>::start(int step, DenseView<const V> in, DenseView<V> out,
+                                Pending& pending) {
+    TESSEL_ENSURE_DIMS(step >= 0 && step < num_steps(), "exchange: no step " + std::to_string(step));
+    TESSEL_ENSURE_DIMS(!pending.active(), "exchange: this Pending is still in flight");
+    const auto& st = plan_.steps[step];
+    const size_type w = in.cols;
+    TESSEL_ENSURE_DIMS(in.rows == st.in_rows && out.rows == st.out_rows && out.cols == w,
+                       "exchange step " + std::to_string(step) + ": buffers are " +
+                           std::to_string(in.rows) + "x" + std::to_string(in.cols) + " and " +
+                           std::to_string(out.rows) + "x" + std::to_string(out.cols) +
+                           ", plan needs " + std::to_string(st.in_rows) + " and " +
+                           std::to_string(st.out_rows) + " rows of one width");
+    TESSEL_ENSURE_DIMS(in.layout == Layout::row_major && out.layout == Layout::row_major,
+                       "exchange: buffers must be row-major");
+    pending.out_ = out;
+    pending.recv_.resize(static_cast<std::size_t>(st.rows_received() * w));
+    pending.send_.resize(static_cast<std::size_t>(st.rows_sent() * w));
+
+    // Pack the rows that leave, peer by peer.
+    for (size_type e = 0; e < st.rows_sent(); ++e)
+        std::copy_n(in.data + st.send_rows[e] * in.ld, w, pending.send_.data() + e * w);
+    post(step, w, pending.send_.data(), pending.recv_.data(), pending.messages_);
 
     // The rows that stay: out := 0, then the local part of the sum.
     for (size_type i = 0; i < out.rows; ++i) std::fill_n(out.data + i * out.ld, w, V{0});
@@ -128,11 +135,11 @@ void ExchangeExecutor<V>::start(int step, DenseView<const V> in, DenseView<V> ou
 }
 
 template <typename V>
-void ExchangeExecutor<V>::account(Pending& pending, std::vector<MPI_Status>& statuses) {
+void ExchangeExecutor<V>::account(Messages& m, std::vector<MPI_Status>& statuses) {
     // Received bytes: from the statuses (point-to-point), from the posted counts (neighbourhood).
-    const auto& st = plan_.steps[pending.step_];
+    const auto& st = plan_.steps[m.step_];
     for (std::size_t q = 0; q < st.recv_peers.size(); ++q) {
-        size_type count = (st.recv_displ[q + 1] - st.recv_displ[q]) * pending.width_;
+        size_type count = (st.recv_displ[q + 1] - st.recv_displ[q]) * m.width_;
         if (method_ == ExchangeMethod::point_to_point) {
             int got = 0;
             TESSEL_MPI_CHECK(MPI_Get_count(&statuses[q], mpi_datatype<V>(), &got));
@@ -140,42 +147,52 @@ void ExchangeExecutor<V>::account(Pending& pending, std::vector<MPI_Status>& sta
         }
         counters_.add_received(st.recv_peers[q], count * static_cast<size_type>(sizeof(V)));
     }
-    pending.requests_.clear();
-    pending.completed_ = true;
+    m.requests_.clear();
+    m.completed_ = true;
+}
+
+template <typename V>
+bool ExchangeExecutor<V>::test(Messages& m) {
+    if (!m.active() || m.completed_) return true;
+    int done = 0;
+    std::vector<MPI_Status> statuses(m.requests_.size());
+    // MPI_Testall changes nothing unless every request has completed.
+    TESSEL_MPI_CHECK(MPI_Testall(static_cast<int>(m.requests_.size()), m.requests_.data(), &done,
+                                 statuses.data()));
+    if (done) account(m, statuses);
+    return done != 0;
+}
+
+template <typename V>
+void ExchangeExecutor<V>::wait(Messages& m) {
+    if (!m.active()) return;
+    if (!m.completed_) {
+        std::vector<MPI_Status> statuses(m.requests_.size());
+        TESSEL_MPI_CHECK(MPI_Waitall(static_cast<int>(m.requests_.size()), m.requests_.data(),
+                                     statuses.data()));
+        account(m, statuses);
+    }
+    m.step_ = -1;
+    m.completed_ = false;
 }
 
 template <typename V>
 bool ExchangeExecutor<V>::test(Pending& pending) {
-    if (!pending.active()) return true;
-    if (pending.completed_) return true;
-    int done = 0;
-    std::vector<MPI_Status> statuses(pending.requests_.size());
-    // MPI_Testall changes nothing unless every request has completed.
-    TESSEL_MPI_CHECK(MPI_Testall(static_cast<int>(pending.requests_.size()),
-                                 pending.requests_.data(), &done, statuses.data()));
-    if (done) account(pending, statuses);
-    return done != 0;
+    return test(pending.messages_);
 }
 
 template <typename V>
 void ExchangeExecutor<V>::finish(Pending& pending) {
     if (!pending.active()) return;
-    if (!pending.completed_) {
-        std::vector<MPI_Status> statuses(pending.requests_.size());
-        TESSEL_MPI_CHECK(MPI_Waitall(static_cast<int>(pending.requests_.size()),
-                                     pending.requests_.data(), statuses.data()));
-        account(pending, statuses);
-    }
-    const auto& st = plan_.steps[pending.step_];
-    const size_type w = pending.width_;
+    const auto& st = plan_.steps[pending.messages_.step()];
+    const size_type w = pending.messages_.width();
+    wait(pending.messages_);
     DenseView<V> out = pending.out_;
     for (size_type e = 0; e < st.rows_received(); ++e) {
         const V* src = pending.recv_.data() + e * w;
         V* dst = out.data + st.recv_rows[e] * out.ld;
         for (size_type j = 0; j < w; ++j) dst[j] += src[j];
     }
-    pending.step_ = -1;
-    pending.completed_ = false;
 }
 
 template <typename V>

@@ -33,20 +33,34 @@ ExchangeMethod parse_exchange_method(std::string_view name);
 template <typename ValueType>
 class ExchangeExecutor {
 public:
-    /// One step in flight: its own send/receive buffers and requests, so that several
-    /// (for example consecutive minibatches) may be in flight at once.
-    class Pending {
+    /// The MPI half of one step in flight: requests and what the counters need. Executors
+    /// whose rows live elsewhere (device memory: comm::DeviceExchangeExecutor) pack and add
+    /// rows themselves and hand their buffers to post().
+    class Messages {
     public:
         bool active() const { return step_ >= 0; }
+        int step() const { return step_; }
+        size_type width() const { return width_; }
 
     private:
         friend class ExchangeExecutor;
         int step_ = -1;
         bool completed_ = false;
         size_type width_ = 0;
+        std::vector<MPI_Request> requests_;
+    };
+
+    /// One step in flight: its own send/receive buffers and requests, so that several
+    /// (for example consecutive minibatches) may be in flight at once.
+    class Pending {
+    public:
+        bool active() const { return messages_.active(); }
+
+    private:
+        friend class ExchangeExecutor;
+        Messages messages_;
         DenseView<ValueType> out_;
         std::vector<ValueType, AlignedAllocator<ValueType>> send_, recv_;
-        std::vector<MPI_Request> requests_;
     };
 
     /// `topology` describes the ranks of `comm`. Throws InvalidInput (plan), MpiError.
@@ -73,11 +87,23 @@ public:
     /// All steps, with intermediate buffers of the same width: out := plan(in).
     void run(DenseView<const ValueType> in, DenseView<ValueType> out);
 
+    /// Posts the messages of step `step` for rows of width w: receives into `recv` (the rows
+    /// from each recv peer in turn, rows_received() x w, packed) and sends from `send`
+    /// (rows_sent() x w, packed in send_rows order), counting the bytes sent. Both buffers must
+    /// stay valid until wait(); with a CUDA-aware MPI they may be device pointers.
+    /// Throws DimensionMismatch (a step or `messages` in flight), MpiError.
+    void post(int step, size_type w, const ValueType* send, ValueType* recv, Messages& messages);
+    /// Lets MPI progress without blocking; true when every message is done (bytes received are
+    /// counted then).
+    bool test(Messages& messages);
+    /// Waits for every message and counts the bytes received; `messages` is free again.
+    void wait(Messages& messages);
+
     CommCounters& counters() { return counters_; }
     const CommCounters& counters() const { return counters_; }
 
 private:
-    void account(Pending& pending, std::vector<MPI_Status>& statuses);
+    void account(Messages& messages, std::vector<MPI_Status>& statuses);
 
     Communicator comm_;
     std::vector<Communicator> graphs_;  // neighbourhood method: one per step

@@ -328,6 +328,26 @@ void apply_epilogue(DenseView<ValueType> c, const Epilogue<ValueType>& epilogue,
 
 }  // namespace device
 
+/// A CUDA stream that does not synchronise with the legacy default stream
+/// (cudaStreamNonBlocking), destroyed with its owner. Move-only.
+class Stream {
+public:
+    Stream() { TESSEL_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking)); }
+    ~Stream() {
+        if (stream_) cudaStreamDestroy(stream_);
+    }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    Stream(Stream&& other) noexcept : stream_(std::exchange(other.stream_, nullptr)) {}
+    Stream& operator=(Stream&&) = delete;
+    cudaStream_t get() const { return stream_; }
+    /// Waits for the work enqueued so far. Throws CudaError.
+    void synchronize() const { TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+private:
+    cudaStream_t stream_ = nullptr;
+};
+
 /// A pair of CUDA events that times the work enqueued on a stream between start and stop.
 class EventTimer {
 public:

@@ -92,8 +92,14 @@ Csr<ValueType, IndexType> extract_block(const Csr<ValueType, IndexType>& a, cons
 
 /// Options shared by the variants.
 struct DistOptions {
-    /// Backend of the local SpMM (host buffers; cuda stages through the host).
+    /// Backend of the local SpMM. cuda: the sender-multiplies variants keep A, the partial
+    /// rows and their reductions on the GPU (dist::DeviceSenderMultipliesSpmm, host blocks are
+    /// copied in and out once per multiply); the grid variants copy each local SpMM's operands.
     Backend backend = Backend::cpu;
+    /// cuda backend, sender-multiplies: hand device buffers to MPI when this MPI is CUDA-aware
+    /// (comm::cuda_aware_mpi()); otherwise, and by default, messages are staged through pinned
+    /// host memory.
+    bool cuda_aware = false;
     /// Sender-multiplies: columns per minibatch, rounded up to a multiple of the cpu register
     /// factor (0 = all columns at once).
     size_type minibatch = 0;

@@ -34,20 +34,20 @@ size_type round_minibatch(size_type requested, size_type k) {
 }
 
 template <typename V, typename I>
-SenderMultipliesSpmm<V, I>::SenderMultipliesSpmm(MPI_Comm data_comm, const comm::Topology& topology,
-                                                 std::vector<size_type> row_offsets,
-                                                 std::vector<size_type> col_offsets,
+SenderMultipliesBase<V, I>::SenderMultipliesBase(MPI_Comm data_comm,
+                                                 const std::vector<size_type>& row_offsets,
+                                                 const std::vector<size_type>& col_offsets,
                                                  size_type k_begin, size_type k_end,
-                                                 Csr<V, I> local_a, comm::ExchangePlan plan,
+                                                 const Csr<V, I>& local_a,
+                                                 const comm::ExchangePlan& pl,
                                                  const DistOptions& options)
-    : executor_(data_comm, std::move(plan), topology, options.method), options_(options) {
+    : options_(options) {
     const int d = comm::rank_of(data_comm), p = comm::size_of(data_comm);
     TESSEL_ENSURE_DIMS(static_cast<int>(row_offsets.size()) == p + 1 &&
                            static_cast<int>(col_offsets.size()) == p + 1,
                        "sender-multiplies: row and column offsets need " + std::to_string(p + 1) +
                            " entries");
     TESSEL_ENSURE_DIMS(0 <= k_begin && k_begin <= k_end, "sender-multiplies: bad k range");
-    const auto& pl = executor_.plan();
     TESSEL_ENSURE_DIMS(!pl.steps.empty(), "sender-multiplies: the plan has no steps");
     TESSEL_ENSURE_DIMS(local_a.rows() == pl.in_rows() &&
                            local_a.cols() == col_offsets[d + 1] - col_offsets[d],
@@ -57,6 +57,7 @@ SenderMultipliesSpmm<V, I>::SenderMultipliesSpmm(MPI_Comm data_comm, const comm:
                            std::to_string(col_offsets[d + 1] - col_offsets[d]));
     TESSEL_ENSURE_DIMS(pl.out_rows() == row_offsets[d + 1] - row_offsets[d],
                        "sender-multiplies: the plan's output is not this rank's rows");
+    steps_ = static_cast<int>(pl.steps.size());
     k_local_ = k_end - k_begin;
     minibatch_ = round_minibatch(options_.minibatch, k_local_);
     if (options_.backend == Backend::automatic) options_.backend = resolve_backend(Backend::automatic);
@@ -64,6 +65,18 @@ SenderMultipliesSpmm<V, I>::SenderMultipliesSpmm(MPI_Comm data_comm, const comm:
     this->a_ranges_ = {{0, m, col_offsets[d], col_offsets[d + 1]}};
     this->b_ranges_ = {{col_offsets[d], col_offsets[d + 1], k_begin, k_end}};
     this->c_ranges_ = {{row_offsets[d], row_offsets[d + 1], k_begin, k_end}};
+}
+
+template <typename V, typename I>
+SenderMultipliesSpmm<V, I>::SenderMultipliesSpmm(MPI_Comm data_comm, const comm::Topology& topology,
+                                                 std::vector<size_type> row_offsets,
+                                                 std::vector<size_type> col_offsets,
+                                                 size_type k_begin, size_type k_end,
+                                                 Csr<V, I> local_a, comm::ExchangePlan plan,
+                                                 const DistOptions& options)
+    : SenderMultipliesBase<V, I>(data_comm, row_offsets, col_offsets, k_begin, k_end, local_a,
+                                 plan, options),
+      executor_(data_comm, std::move(plan), topology, options.method) {
     // Row chunks of about chunk_nonzeros each.
     chunk_rows_.push_back(0);
     for (size_type i = 0; i < local_a.rows(); ++i)
@@ -73,12 +86,6 @@ SenderMultipliesSpmm<V, I>::SenderMultipliesSpmm(MPI_Comm data_comm, const comm:
     for (std::size_t c = 0; c + 1 < chunk_rows_.size(); ++c)
         chunks_.push_back(row_slice(local_a, chunk_rows_[c], chunk_rows_[c + 1]));
     this->counters_ = executor_.counters();
-}
-
-template <typename V, typename I>
-DistAlgorithm SenderMultipliesSpmm<V, I>::algorithm() const {
-    return executor_.plan().steps.size() > 1 ? DistAlgorithm::sm_hierarchical
-                                             : DistAlgorithm::sm_direct;
 }
 
 template <typename V, typename I>
@@ -97,7 +104,7 @@ void SenderMultipliesSpmm<V, I>::local_spmm(
             const size_type r0 = chunk_rows_[c];
             DenseView<V> rows(partial.data + r0 * partial.ld, chunks_[c].rows(), partial.cols,
                               Layout::row_major, partial.ld);
-            tessel::spmm(chunks_[c], b, rows, Epilogue<V>{}, options_.backend);
+            tessel::spmm(chunks_[c], b, rows, Epilogue<V>{}, this->options_.backend);
         }
         if (in_flight) {
             auto timing = this->times_.scope("global");
@@ -118,12 +125,13 @@ void SenderMultipliesSpmm<V, I>::multiply(const DenseBlocks<V>& b, DenseBlocks<V
     Pending pending[2];
     int previous = -1;  // slot of the minibatch still in flight
     int slot = 0;
-    for (size_type k0 = 0; k0 < k_local_; k0 += minibatch_) {
-        const size_type w = std::min(minibatch_, k_local_ - k0);
+    const size_type k_local = this->k_local_, minibatch = this->minibatch_;
+    for (size_type k0 = 0; k0 < k_local; k0 += minibatch) {
+        const size_type w = std::min(minibatch, k_local - k0);
         // Input of step s is level_buffers_[s]; the last step writes into C's columns.
         for (int s = 0; s < steps; ++s)
             level_buffers_[s].resize(static_cast<std::size_t>(pl.steps[s].in_rows * w));
-        DenseView<const V> b_cols(bb.data() + k0, bb.rows(), w, Layout::row_major, k_local_);
+        DenseView<const V> b_cols(bb.data() + k0, bb.rows(), w, Layout::row_major, k_local);
         DenseView<V> partial(level_buffers_[0].data(), pl.in_rows(), w);
         local_spmm(b_cols, partial, previous >= 0 ? &pending[previous] : nullptr);
         {
@@ -133,11 +141,11 @@ void SenderMultipliesSpmm<V, I>::multiply(const DenseBlocks<V>& b, DenseBlocks<V
                                    DenseView<V>(level_buffers_[s + 1].data(), pl.steps[s].out_rows, w));
         }
         auto timing = this->times_.scope("global");
-        DenseView<V> c_cols(cc.data() + k0, cc.rows(), w, Layout::row_major, k_local_);
+        DenseView<V> c_cols(cc.data() + k0, cc.rows(), w, Layout::row_major, k_local);
         executor_.start(steps - 1,
                         DenseView<const V>(level_buffers_[steps - 1].data(), pl.steps.back().in_rows, w),
                         c_cols, pending[slot]);
-        if (!options_.pipelined) {
+        if (!this->options_.pipelined) {
             executor_.finish(pending[slot]);
             continue;
         }
@@ -152,7 +160,9 @@ void SenderMultipliesSpmm<V, I>::multiply(const DenseBlocks<V>& b, DenseBlocks<V
     this->counters_ = executor_.counters();
 }
 
-#define TESSEL_INSTANTIATE(V, I) template class SenderMultipliesSpmm<V, I>;
+#define TESSEL_INSTANTIATE(V, I)                                                               \
+    template class SenderMultipliesBase<V, I>;                                                 \
+    template class SenderMultipliesSpmm<V, I>;
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 

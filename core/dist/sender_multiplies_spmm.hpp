@@ -4,10 +4,37 @@
 
 #include <mpi.h>
 
+#include <memory>
+
 #include "core/comm/exchange_executor.hpp"
 #include "core/dist/dist_spmm.hpp"
 
 namespace tessel::dist {
+
+/// What the host and device sender-multiplies SpMMs share: the checks of their arguments, the
+/// blocks a rank holds, the minibatch width and the variant's name.
+template <typename ValueType, typename IndexType>
+class SenderMultipliesBase : public DistSpmm<ValueType, IndexType> {
+public:
+    DistAlgorithm algorithm() const override {
+        return steps_ > 1 ? DistAlgorithm::sm_hierarchical : DistAlgorithm::sm_direct;
+    }
+    /// The minibatch width that runs: options.minibatch rounded up to a multiple of the cpu
+    /// register factor, at most the local k (0 or more than k: all of k).
+    size_type minibatch() const { return minibatch_; }
+
+protected:
+    /// Checks the arguments of the constructors below (see there) against `plan`. Throws
+    /// DimensionMismatch.
+    SenderMultipliesBase(MPI_Comm data_comm, const std::vector<size_type>& row_offsets,
+                         const std::vector<size_type>& col_offsets, size_type k_begin,
+                         size_type k_end, const Csr<ValueType, IndexType>& local_a,
+                         const comm::ExchangePlan& plan, const DistOptions& options);
+
+    DistOptions options_;
+    size_type k_local_ = 0, minibatch_ = 0;
+    int steps_ = 0;
+};
 
 /// Data rank d of a data communicator owns the columns [col_offsets[d], col_offsets[d+1]) of A
 /// (with the matching rows of B) and the rows [row_offsets[d], row_offsets[d+1]) of C; the
@@ -21,7 +48,7 @@ namespace tessel::dist {
 ///   finished only after the local SpMM and local steps of the next minibatch.
 /// Between row chunks of the local SpMM, in-flight steps are tested so that MPI progresses.
 template <typename ValueType, typename IndexType>
-class SenderMultipliesSpmm : public DistSpmm<ValueType, IndexType> {
+class SenderMultipliesSpmm : public SenderMultipliesBase<ValueType, IndexType> {
 public:
     /// `local_a` is A(:, cols_d) with local columns, its rows compressed to the footprint
     /// (plan.in_rows() rows, ascending global row); `plan` reduces footprint rows into the owned
@@ -33,13 +60,8 @@ public:
                          size_type k_begin, size_type k_end, Csr<ValueType, IndexType> local_a,
                          comm::ExchangePlan plan, const DistOptions& options = {});
 
-    DistAlgorithm algorithm() const override;
     void multiply(const DenseBlocks<ValueType>& b, DenseBlocks<ValueType>& c) override;
     void reset_stats() override;
-
-    /// The minibatch width that runs: options.minibatch rounded up to a multiple of the cpu
-    /// register factor, at most the local k (0 or more than k: all of k).
-    size_type minibatch() const { return minibatch_; }
     const comm::ExchangePlan& plan() const { return executor_.plan(); }
 
 private:
@@ -49,10 +71,17 @@ private:
     comm::ExchangeExecutor<ValueType> executor_;
     std::vector<Csr<ValueType, IndexType>> chunks_;  // row chunks of local A, for progress polls
     std::vector<size_type> chunk_rows_;              // first row of each chunk (+ end)
-    DistOptions options_;
-    size_type k_local_ = 0, minibatch_ = 0;
     std::vector<std::vector<ValueType, AlignedAllocator<ValueType>>> level_buffers_;
 };
+
+/// The sender-multiplies SpMM for options.backend: DeviceSenderMultipliesSpmm for cuda in
+/// builds with the CUDA backend, SenderMultipliesSpmm for the other backends. Arguments as the
+/// constructors. Throws as they do, and NotCompiled for cuda in a build without it.
+template <typename ValueType, typename IndexType>
+std::unique_ptr<DistSpmm<ValueType, IndexType>> make_sender_multiplies_spmm(
+    MPI_Comm data_comm, const comm::Topology& topology, std::vector<size_type> row_offsets,
+    std::vector<size_type> col_offsets, size_type k_begin, size_type k_end,
+    Csr<ValueType, IndexType> local_a, comm::ExchangePlan plan, const DistOptions& options = {});
 
 /// options.minibatch rounded up to a multiple of cpu::choose_register_factor(minibatch), clamped
 /// to [1, k]; 0 means k.

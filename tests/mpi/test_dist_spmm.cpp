@@ -4,12 +4,18 @@
 // between senders and receivers.
 #include <catch2/catch.hpp>
 
+#include "core/comm/cuda_aware.hpp"
 #include "core/dist/sender_multiplies_spmm.hpp"
 #include "core/error.hpp"
+#include "core/kernels/spmm.hpp"
 #include "mpi_test_util.hpp"
 #include "partition/dist_setup.hpp"
 #include "partition/permutation.hpp"
 #include "partition/tomography.hpp"
+
+#if defined(TESSEL_HAVE_CUDA)
+#include "core/dist/device_sender_multiplies_spmm.hpp"
+#endif
 
 using namespace tessel;
 using namespace tessel::test;
@@ -125,3 +131,106 @@ TEST_CASE("distributed set-up rejects what cannot work", "[mpi][dist]") {
     CHECK(dist::parse_dist_algorithm("sm-hier") == DistAlgorithm::sm_hierarchical);
     CHECK_THROWS_AS(dist::parse_dist_algorithm("3d"), InvalidInput);
 }
+
+#if defined(TESSEL_HAVE_CUDA)
+
+TEST_CASE("device sender-multiplies equals the serial reference and counts the host's bytes",
+          "[mpi][dist][cuda]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    const auto cases = matrices();
+    for (const auto& [spec, topology] : topologies({"node=2,socket=2"})) {
+        for (const auto& c : cases) {
+            for (auto algorithm : {DistAlgorithm::sm_direct, DistAlgorithm::sm_hierarchical}) {
+                for (bool pipelined : {false, true}) {
+                    for (auto method : {comm::ExchangeMethod::point_to_point,
+                                        comm::ExchangeMethod::neighbor_collective}) {
+                        for (bool cuda_aware : {false, true}) {
+                            partition::DistSetupOptions options;
+                            options.run.minibatch = 4;
+                            options.run.pipelined = pipelined;
+                            options.run.method = method;
+                            options.run.cuda_aware = cuda_aware;
+                            const size_type k = 19;
+                            auto host = partition::make_dist_spmm(algorithm, MPI_COMM_WORLD, topology, c.a, k, options);
+                            options.run.backend = Backend::cuda;
+                            auto op = partition::make_dist_spmm(algorithm, MPI_COMM_WORLD, topology, c.a, k, options);
+                            INFO(c.name << ", " << dist::to_string(algorithm) << " " << spec
+                                        << (pipelined ? " pipelined " : " ") << comm::to_string(method)
+                                        << (cuda_aware ? " cuda-aware asked" : ""));
+                            const auto* device =
+                                dynamic_cast<const dist::DeviceSenderMultipliesSpmm<double, std::int32_t>*>(op.get());
+                            REQUIRE(device != nullptr);
+                            CHECK(device->staging() == comm::choose_device_staging(cuda_aware));
+                            CHECK(distributed_error(*op, c.a, k) < tolerance);
+                            CHECK(distributed_error(*op, c.a, k, 12) < tolerance);
+                            // The same messages as the host operator, level by level.
+                            CHECK(distributed_error(*host, c.a, k) < tolerance);
+                            CHECK(distributed_error(*host, c.a, k, 12) < tolerance);
+                            for (int l = 0; l < op->counters().num_levels(); ++l) {
+                                CHECK(op->counters().sent_bytes(l) == host->counters().sent_bytes(l));
+                                CHECK(op->counters().received_bytes(l) == host->counters().received_bytes(l));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_CASE("device sender-multiplies on device views with padded leading dimensions",
+          "[mpi][dist][cuda]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    const auto a = generate::power_law<float, std::int64_t>(300, 260, 6.0, 2.0, 8);
+    const auto topology = world_size() % 2 ? comm::Topology::flat(world_size())
+                                           : comm::Topology::from_spec("node=2", world_size());
+    partition::DistSetupOptions options;
+    options.run.backend = Backend::cuda;
+    options.run.minibatch = 8;
+    options.run.pipelined = true;
+    auto op = partition::make_dist_spmm(DistAlgorithm::sm_hierarchical, MPI_COMM_WORLD, topology, a, 21, options);
+    auto* device = dynamic_cast<dist::DeviceSenderMultipliesSpmm<float, std::int64_t>*>(op.get());
+    REQUIRE(device != nullptr);
+    const auto b = generate::random_dense<float>(a.cols(), 21, Layout::row_major, 4);
+    const auto br = op->b_ranges()[0], cr = op->c_ranges()[0];
+    // B and C with leading dimensions larger than their widths.
+    const size_type ldb = br.cols() + 3, ldc = cr.cols() + 5;
+    std::vector<float> b_host(static_cast<std::size_t>(std::max<size_type>(1, br.rows() * ldb)), 0.0f);
+    for (size_type i = 0; i < br.rows(); ++i)
+        for (size_type j = 0; j < br.cols(); ++j) b_host[i * ldb + j] = b(br.row_begin + i, br.col_begin + j);
+    cuda::DeviceDense<float> db(br.rows(), br.cols(), ldb), dc(cr.rows(), cr.cols(), ldc);
+    db.upload(DenseView<const float>(b_host.data(), br.rows(), br.cols(), Layout::row_major, ldb));
+    device->multiply_device(db.view(), dc.view());
+    DenseMatrix<float> c(cr.rows(), cr.cols());
+    dc.download(c.view());
+    DenseMatrix<float> expected(a.rows(), 21);
+    reference::spmm<float, std::int64_t>(a, b.view(), expected.view());
+    double worst = 0;
+    for (size_type i = 0; i < cr.rows(); ++i)
+        for (size_type j = 0; j < cr.cols(); ++j)
+            worst = std::max(worst, std::abs(double(c(i, j)) - double(expected(cr.row_begin + i, cr.col_begin + j))) /
+                                        (1.0 + std::abs(double(expected(cr.row_begin + i, cr.col_begin + j)))));
+    CHECK(all_ranks(worst < 1e-4));
+    // Shapes other than this rank's blocks are refused.
+    CHECK_THROWS_AS(device->multiply_device(dc.view(), db.view()), DimensionMismatch);
+}
+
+#else
+
+TEST_CASE("without the CUDA backend, a cuda distributed SpMM says so", "[mpi][dist][cuda]") {
+    WARN("skipped device runs: this build has no CUDA backend");
+    const auto a = generate::stencil_2d<double, std::int32_t>(6);
+    partition::DistSetupOptions options;
+    options.run.backend = Backend::cuda;
+    CHECK_THROWS_AS(partition::make_dist_spmm(DistAlgorithm::sm_hierarchical, MPI_COMM_WORLD,
+                                              comm::Topology::flat(world_size()), a, 4, options),
+                    NotCompiled);
+}
+
+#endif
