@@ -289,6 +289,9 @@ int run(int argc, char** argv) {
         return rank() == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 1);
     }
     if (o.reps < 1) TESSEL_INVALID_INPUT("--reps", 0, "must be at least 1");
+    if (o.backend == "cuda" && !cuda::device_available())
+        TESSEL_THROW(NotCompiled, "--backend cuda: no usable CUDA device (device: " +
+                                      cuda::device_description() + ")");
 
     const bool root = rank() == 0;
     const auto topology = comm::make_topology(o.topology, MPI_COMM_WORLD);

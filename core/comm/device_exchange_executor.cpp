@@ -27,46 +27,40 @@ void grow(cuda::DeviceBuffer<V>& buffer, size_type count) {
 template <typename V>
 DeviceExchangeExecutor<V>::DeviceExchangeExecutor(MPI_Comm comm, ExchangePlan plan,
                                                   const Topology& topology, ExchangeMethod method,
-                                                  DeviceStaging staging, cudaStream_t stream)
-    : host_(comm, std::move(plan), topology, method), staging_(staging), stream_(stream) {
+                                                  DeviceStaging staging)
+    : host_(comm, std::move(plan), topology, method), staging_(staging) {
     for (const auto& st : host_.plan().steps) {
         DeviceStep d;
-        d.send_rows = upload(st.send_rows, stream_);
+        d.send_rows = upload(st.send_rows, stream());
         const auto self = group_by_target(st.out_rows, st.self_out, st.self_in);
-        d.self_rows = upload(self.rows, stream_);
-        d.self_ptr = upload(self.ptr, stream_);
-        d.self_sources = upload(self.sources, stream_);
+        d.self_rows = upload(self.rows, stream());
+        d.self_ptr = upload(self.ptr, stream());
+        d.self_sources = upload(self.sources, stream());
         d.self_targets = self.targets();
         const auto recv = group_by_target(st.out_rows, st.recv_rows);
-        d.recv_rows = upload(recv.rows, stream_);
-        d.recv_ptr = upload(recv.ptr, stream_);
-        d.recv_sources = upload(recv.sources, stream_);
+        d.recv_rows = upload(recv.rows, stream());
+        d.recv_ptr = upload(recv.ptr, stream());
+        d.recv_sources = upload(recv.sources, stream());
         d.recv_targets = recv.targets();
         steps_.push_back(std::move(d));
     }
     // The uploads read pageable vectors that are freed on return.
-    TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    stream_.synchronize();
 }
 
 template <typename V>
 void DeviceExchangeExecutor<V>::start(int step, DenseView<const V> in, DenseView<V> out,
                                       Pending& pending) {
-    TESSEL_ENSURE_DIMS(step >= 0 && step < num_steps(), "exchange: no step " + std::to_string(step));
     TESSEL_ENSURE_DIMS(!pending.active(), "exchange: this Pending is still in flight");
+    host_.check_buffers(step, in, out);
     const auto& st = plan().steps[step];
     const auto& d = steps_[step];
     const size_type w = in.cols;
-    TESSEL_ENSURE_DIMS(in.rows == st.in_rows && out.rows == st.out_rows && out.cols == w,
-                       "device exchange step " + std::to_string(step) + ": buffers are " +
-                           std::to_string(in.rows) + "x" + std::to_string(in.cols) + " and " +
-                           std::to_string(out.rows) + "x" + std::to_string(out.cols) +
-                           ", plan needs " + std::to_string(st.in_rows) + " and " +
-                           std::to_string(st.out_rows) + " rows of one width");
     const size_type sent = st.rows_sent() * w, received = st.rows_received() * w;
     grow(pending.send_, sent);
     grow(pending.recv_, received);
     pending.out_ = out;
-    cuda::device::gather_rows(in, d.send_rows.data(), st.rows_sent(), pending.send_.data(), stream_);
+    cuda::device::gather_rows(in, d.send_rows.data(), st.rows_sent(), pending.send_.data(), stream());
     V* send = pending.send_.data();
     V* recv = pending.recv_.data();
     if (staging_ == DeviceStaging::host) {
@@ -74,18 +68,18 @@ void DeviceExchangeExecutor<V>::start(int step, DenseView<const V> in, DenseView
         pending.recv_host_.reserve(received);
         if (sent > 0)
             TESSEL_CUDA_CHECK(cudaMemcpyAsync(pending.send_host_.data(), pending.send_.data(),
-                                              sent * sizeof(V), cudaMemcpyDeviceToHost, stream_));
+                                              sent * sizeof(V), cudaMemcpyDeviceToHost, stream()));
         send = pending.send_host_.data();
         recv = pending.recv_host_.data();
     }
     // MPI reads the send buffer and writes the receive buffer outside the stream's order:
     // everything enqueued so far (the packing, and any earlier use of these buffers) must be done.
-    TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream()));
     host_.post(step, w, send, recv, pending.messages_);
     // The rows that stay, while the messages travel.
-    cuda::device::fill_zero(out, stream_);
+    cuda::device::fill_zero(out, stream());
     cuda::device::add_row_sums(in, d.self_rows.data(), d.self_ptr.data(), d.self_sources.data(),
-                               d.self_targets, out, stream_);
+                               d.self_targets, out, stream());
 }
 
 template <typename V>
@@ -99,10 +93,10 @@ void DeviceExchangeExecutor<V>::finish(Pending& pending) {
     const size_type received = st.rows_received() * w;
     if (staging_ == DeviceStaging::host && received > 0)
         TESSEL_CUDA_CHECK(cudaMemcpyAsync(pending.recv_.data(), pending.recv_host_.data(),
-                                          received * sizeof(V), cudaMemcpyHostToDevice, stream_));
+                                          received * sizeof(V), cudaMemcpyHostToDevice, stream()));
     cuda::device::add_row_sums(DenseView<const V>(pending.recv_.data(), st.rows_received(), w),
                                d.recv_rows.data(), d.recv_ptr.data(), d.recv_sources.data(),
-                               d.recv_targets, pending.out_, stream_);
+                               d.recv_targets, pending.out_, stream());
 }
 
 template <typename V>

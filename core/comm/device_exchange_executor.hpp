@@ -20,8 +20,9 @@ namespace tessel::comm {
 
 /// The device counterpart of ExchangeExecutor: the same plan, the same messages and counters
 /// (it drives an ExchangeExecutor for the MPI part), buffers in device memory. All device work
-/// is ordered on `stream`; start() waits for the stream before it hands buffers to MPI, and
-/// finish() returns with the sums enqueued, not done.
+/// is ordered on the executor's own stream (stream(); callers enqueue the producers of `in` and
+/// the consumers of `out` there); start() waits for the stream before it hands buffers to MPI,
+/// and finish() returns with the sums enqueued, not done.
 template <typename ValueType>
 class DeviceExchangeExecutor {
 public:
@@ -39,11 +40,12 @@ public:
     };
 
     /// `staging` is what choose_device_staging() returned: cuda_aware hands device pointers to
-    /// MPI. Collective over `comm` (as ExchangeExecutor). Throws InvalidInput (plan), MpiError,
-    /// CudaError.
+    /// MPI. Uses the current CUDA device. Collective over `comm` (as ExchangeExecutor). Throws
+    /// InvalidInput (plan), MpiError, CudaError.
     DeviceExchangeExecutor(MPI_Comm comm, ExchangePlan plan, const Topology& topology,
-                           ExchangeMethod method, DeviceStaging staging, cudaStream_t stream);
+                           ExchangeMethod method, DeviceStaging staging);
 
+    cudaStream_t stream() const { return stream_.get(); }
     const ExchangePlan& plan() const { return host_.plan(); }
     int num_steps() const { return host_.num_steps(); }
     DeviceStaging staging() const { return staging_; }
@@ -72,9 +74,9 @@ private:
         size_type self_targets = 0, recv_targets = 0;
     };
 
+    cuda::Stream stream_;  // first: destroyed after every buffer that work on it may use
     ExchangeExecutor<ValueType> host_;
     DeviceStaging staging_;
-    cudaStream_t stream_;
     std::vector<DeviceStep> steps_;
     // run_step's buffers: kept, because the sums enqueued on the stream still read them.
     Pending blocking_;

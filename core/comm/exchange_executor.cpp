@@ -102,13 +102,11 @@ void ExchangeExecutor<V>::post(int step, size_type w, const V* send, V* recv, Me
 }
 
 template <typename V>
-void ExchangeExecutor<V>::start(int step, DenseView<const V> in, DenseView<V> out,
-                                Pending& pending) {
+void ExchangeExecutor<V>::check_buffers(int step, DenseView<const V> in,
+                                        DenseView<const V> out) const {
     TESSEL_ENSURE_DIMS(step >= 0 && step < num_steps(), "exchange: no step " + std::to_string(step));
-    TESSEL_ENSURE_DIMS(!pending.active(), "exchange: this Pending is still in flight");
     const auto& st = plan_.steps[step];
-    const size_type w = in.cols;
-    TESSEL_ENSURE_DIMS(in.rows == st.in_rows && out.rows == st.out_rows && out.cols == w,
+    TESSEL_ENSURE_DIMS(in.rows == st.in_rows && out.rows == st.out_rows && out.cols == in.cols,
                        "exchange step " + std::to_string(step) + ": buffers are " +
                            std::to_string(in.rows) + "x" + std::to_string(in.cols) + " and " +
                            std::to_string(out.rows) + "x" + std::to_string(out.cols) +
@@ -116,6 +114,15 @@ void ExchangeExecutor<V>::start(int step, DenseView<const V> in, DenseView<V> ou
                            std::to_string(st.out_rows) + " rows of one width");
     TESSEL_ENSURE_DIMS(in.layout == Layout::row_major && out.layout == Layout::row_major,
                        "exchange: buffers must be row-major");
+}
+
+template <typename V>
+void ExchangeExecutor<V>::start(int step, DenseView<const V> in, DenseView<V> out,
+                                Pending& pending) {
+    TESSEL_ENSURE_DIMS(!pending.active(), "exchange: this Pending is still in flight");
+    check_buffers(step, in, out);
+    const auto& st = plan_.steps[step];
+    const size_type w = in.cols;
     pending.out_ = out;
     pending.recv_.resize(static_cast<std::size_t>(st.rows_received() * w));
     pending.send_.resize(static_cast<std::size_t>(st.rows_sent() * w));

@@ -87,6 +87,9 @@ public:
     /// All steps, with intermediate buffers of the same width: out := plan(in).
     void run(DenseView<const ValueType> in, DenseView<ValueType> out);
 
+    /// Throws DimensionMismatch unless `step` exists and `in` and `out` have its input and output
+    /// rows, one width, row-major.
+    void check_buffers(int step, DenseView<const ValueType> in, DenseView<const ValueType> out) const;
     /// Posts the messages of step `step` for rows of width w: receives into `recv` (the rows
     /// from each recv peer in turn, rows_received() x w, packed) and sends from `send`
     /// (rows_sent() x w, packed in send_rows order), counting the bytes sent. Both buffers must

@@ -20,7 +20,8 @@ namespace tessel::dist {
 /// the previous minibatch (pipelined). Messages are staged through pinned host memory unless
 /// options.cuda_aware and the MPI is CUDA-aware (staging()).
 template <typename ValueType, typename IndexType>
-class DeviceSenderMultipliesSpmm final : public SenderMultipliesBase<ValueType, IndexType> {
+class DeviceSenderMultipliesSpmm final
+    : public SenderMultipliesBase<ValueType, IndexType, comm::DeviceExchangeExecutor<ValueType>> {
 public:
     /// Arguments as SenderMultipliesSpmm; uses the current CUDA device. Collective over
     /// data_comm. Throws DimensionMismatch, InvalidInput (plan), MpiError, CudaError.
@@ -36,22 +37,18 @@ public:
     /// (c_ranges()[0]), both row-major with any leading dimension. Returns when C is complete.
     /// Throws DimensionMismatch, MpiError, CudaError.
     void multiply_device(DenseView<const ValueType> b, DenseView<ValueType> c);
-    void reset_stats() override;
 
-    comm::DeviceStaging staging() const { return executor_.staging(); }
-    const comm::ExchangePlan& plan() const { return executor_.plan(); }
-    cudaStream_t stream() const { return stream_.get(); }
+    comm::DeviceStaging staging() const { return this->executor_.staging(); }
+    /// The stream the operator's work runs on.
+    cudaStream_t stream() const { return this->executor_.stream(); }
 
 private:
     using Pending = typename comm::DeviceExchangeExecutor<ValueType>::Pending;
     // Waits for the stream; meanwhile tests `in_flight` so that MPI progresses.
     void wait_for_stream(Pending* in_flight);
 
-    cuda::Stream stream_;  // first member: destroyed last
-    comm::DeviceExchangeExecutor<ValueType> executor_;
     cuda::DeviceCsr<ValueType, IndexType> a_;
     std::vector<cuda::DeviceBuffer<ValueType>> level_buffers_;
-    Pending pending_[2];
     cuda::DeviceDense<ValueType> b_, c_;  // multiply()'s copies of host blocks
 };
 

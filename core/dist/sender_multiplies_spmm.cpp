@@ -34,14 +34,12 @@ size_type round_minibatch(size_type requested, size_type k) {
 }
 
 template <typename V, typename I>
-SenderMultipliesBase<V, I>::SenderMultipliesBase(MPI_Comm data_comm,
-                                                 const std::vector<size_type>& row_offsets,
-                                                 const std::vector<size_type>& col_offsets,
-                                                 size_type k_begin, size_type k_end,
-                                                 const Csr<V, I>& local_a,
-                                                 const comm::ExchangePlan& pl,
-                                                 const DistOptions& options)
-    : options_(options) {
+SenderMultipliesShape sender_multiplies_shape(MPI_Comm data_comm,
+                                              const std::vector<size_type>& row_offsets,
+                                              const std::vector<size_type>& col_offsets,
+                                              size_type k_begin, size_type k_end,
+                                              const Csr<V, I>& local_a,
+                                              const comm::ExchangePlan& pl) {
     const int d = comm::rank_of(data_comm), p = comm::size_of(data_comm);
     TESSEL_ENSURE_DIMS(static_cast<int>(row_offsets.size()) == p + 1 &&
                            static_cast<int>(col_offsets.size()) == p + 1,
@@ -57,14 +55,10 @@ SenderMultipliesBase<V, I>::SenderMultipliesBase(MPI_Comm data_comm,
                            std::to_string(col_offsets[d + 1] - col_offsets[d]));
     TESSEL_ENSURE_DIMS(pl.out_rows() == row_offsets[d + 1] - row_offsets[d],
                        "sender-multiplies: the plan's output is not this rank's rows");
-    steps_ = static_cast<int>(pl.steps.size());
-    k_local_ = k_end - k_begin;
-    minibatch_ = round_minibatch(options_.minibatch, k_local_);
-    if (options_.backend == Backend::automatic) options_.backend = resolve_backend(Backend::automatic);
     const size_type m = row_offsets.back();
-    this->a_ranges_ = {{0, m, col_offsets[d], col_offsets[d + 1]}};
-    this->b_ranges_ = {{col_offsets[d], col_offsets[d + 1], k_begin, k_end}};
-    this->c_ranges_ = {{row_offsets[d], row_offsets[d + 1], k_begin, k_end}};
+    return {{0, m, col_offsets[d], col_offsets[d + 1]},
+            {col_offsets[d], col_offsets[d + 1], k_begin, k_end},
+            {row_offsets[d], row_offsets[d + 1], k_begin, k_end}};
 }
 
 template <typename V, typename I>
@@ -74,9 +68,11 @@ SenderMultipliesSpmm<V, I>::SenderMultipliesSpmm(MPI_Comm data_comm, const comm:
                                                  size_type k_begin, size_type k_end,
                                                  Csr<V, I> local_a, comm::ExchangePlan plan,
                                                  const DistOptions& options)
-    : SenderMultipliesBase<V, I>(data_comm, row_offsets, col_offsets, k_begin, k_end, local_a,
-                                 plan, options),
-      executor_(data_comm, std::move(plan), topology, options.method) {
+    : SenderMultipliesBase<V, I, comm::ExchangeExecutor<V>>(data_comm, topology, row_offsets,
+                                                            col_offsets, k_begin, k_end, local_a,
+                                                            std::move(plan), options) {
+    if (this->options_.backend == Backend::automatic)
+        this->options_.backend = resolve_backend(Backend::automatic);
     // Row chunks of about chunk_nonzeros each.
     chunk_rows_.push_back(0);
     for (size_type i = 0; i < local_a.rows(); ++i)
@@ -85,13 +81,6 @@ SenderMultipliesSpmm<V, I>::SenderMultipliesSpmm(MPI_Comm data_comm, const comm:
             chunk_rows_.push_back(i + 1);
     for (std::size_t c = 0; c + 1 < chunk_rows_.size(); ++c)
         chunks_.push_back(row_slice(local_a, chunk_rows_[c], chunk_rows_[c + 1]));
-    this->counters_ = executor_.counters();
-}
-
-template <typename V, typename I>
-void SenderMultipliesSpmm<V, I>::reset_stats() {
-    executor_.counters().reset();
-    DistSpmm<V, I>::reset_stats();
 }
 
 template <typename V, typename I>
@@ -108,7 +97,7 @@ void SenderMultipliesSpmm<V, I>::local_spmm(
         }
         if (in_flight) {
             auto timing = this->times_.scope("global");
-            executor_.test(*in_flight);
+            this->executor_.test(*in_flight);
         }
     }
 }
@@ -116,52 +105,23 @@ void SenderMultipliesSpmm<V, I>::local_spmm(
 template <typename V, typename I>
 void SenderMultipliesSpmm<V, I>::multiply(const DenseBlocks<V>& b, DenseBlocks<V>& c) {
     this->prepare(b, c);
-    const auto& pl = executor_.plan();
-    const int steps = static_cast<int>(pl.steps.size());
+    const auto& pl = this->executor_.plan();
     const DenseMatrix<V>& bb = b.blocks[0];
-    DenseMatrix<V>& cc = c.blocks[0];
-    level_buffers_.resize(steps);
-    using Pending = typename comm::ExchangeExecutor<V>::Pending;
-    Pending pending[2];
-    int previous = -1;  // slot of the minibatch still in flight
-    int slot = 0;
-    const size_type k_local = this->k_local_, minibatch = this->minibatch_;
-    for (size_type k0 = 0; k0 < k_local; k0 += minibatch) {
-        const size_type w = std::min(minibatch, k_local - k0);
-        // Input of step s is level_buffers_[s]; the last step writes into C's columns.
-        for (int s = 0; s < steps; ++s)
-            level_buffers_[s].resize(static_cast<std::size_t>(pl.steps[s].in_rows * w));
-        DenseView<const V> b_cols(bb.data() + k0, bb.rows(), w, Layout::row_major, k_local);
-        DenseView<V> partial(level_buffers_[0].data(), pl.in_rows(), w);
-        local_spmm(b_cols, partial, previous >= 0 ? &pending[previous] : nullptr);
-        {
-            auto timing = this->times_.scope("local");
-            for (int s = 0; s + 1 < steps; ++s)
-                executor_.run_step(s, DenseView<const V>(level_buffers_[s].data(), pl.steps[s].in_rows, w),
-                                   DenseView<V>(level_buffers_[s + 1].data(), pl.steps[s].out_rows, w));
-        }
-        auto timing = this->times_.scope("global");
-        DenseView<V> c_cols(cc.data() + k0, cc.rows(), w, Layout::row_major, k_local);
-        executor_.start(steps - 1,
-                        DenseView<const V>(level_buffers_[steps - 1].data(), pl.steps.back().in_rows, w),
-                        c_cols, pending[slot]);
-        if (!this->options_.pipelined) {
-            executor_.finish(pending[slot]);
-            continue;
-        }
-        if (previous >= 0) executor_.finish(pending[previous]);
-        previous = slot;
-        slot = 1 - slot;
-    }
-    if (previous >= 0) {
-        auto timing = this->times_.scope("global");
-        executor_.finish(pending[previous]);
-    }
-    this->counters_ = executor_.counters();
+    level_buffers_.resize(pl.steps.size());
+    for (std::size_t s = 0; s < pl.steps.size(); ++s)
+        level_buffers_[s].resize(static_cast<std::size_t>(pl.steps[s].in_rows * this->minibatch_));
+    this->run_minibatches(
+        [&](size_type k0, size_type w, auto* in_flight) {
+            local_spmm(DenseView<const V>(bb.data() + k0, bb.rows(), w, Layout::row_major, bb.cols()),
+                       DenseView<V>(level_buffers_[0].data(), pl.in_rows(), w), in_flight);
+        },
+        [&](int s) { return level_buffers_[s].data(); }, c.blocks[0].view());
 }
 
 #define TESSEL_INSTANTIATE(V, I)                                                               \
-    template class SenderMultipliesBase<V, I>;                                                 \
+    template SenderMultipliesShape sender_multiplies_shape(                                    \
+        MPI_Comm, const std::vector<size_type>&, const std::vector<size_type>&, size_type,     \
+        size_type, const Csr<V, I>&, const comm::ExchangePlan&);                               \
     template class SenderMultipliesSpmm<V, I>;
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE

@@ -8,33 +8,9 @@
 
 #include "core/comm/exchange_executor.hpp"
 #include "core/dist/dist_spmm.hpp"
+#include "core/dist/sender_multiplies_base.hpp"
 
 namespace tessel::dist {
-
-/// What the host and device sender-multiplies SpMMs share: the checks of their arguments, the
-/// blocks a rank holds, the minibatch width and the variant's name.
-template <typename ValueType, typename IndexType>
-class SenderMultipliesBase : public DistSpmm<ValueType, IndexType> {
-public:
-    DistAlgorithm algorithm() const override {
-        return steps_ > 1 ? DistAlgorithm::sm_hierarchical : DistAlgorithm::sm_direct;
-    }
-    /// The minibatch width that runs: options.minibatch rounded up to a multiple of the cpu
-    /// register factor, at most the local k (0 or more than k: all of k).
-    size_type minibatch() const { return minibatch_; }
-
-protected:
-    /// Checks the arguments of the constructors below (see there) against `plan`. Throws
-    /// DimensionMismatch.
-    SenderMultipliesBase(MPI_Comm data_comm, const std::vector<size_type>& row_offsets,
-                         const std::vector<size_type>& col_offsets, size_type k_begin,
-                         size_type k_end, const Csr<ValueType, IndexType>& local_a,
-                         const comm::ExchangePlan& plan, const DistOptions& options);
-
-    DistOptions options_;
-    size_type k_local_ = 0, minibatch_ = 0;
-    int steps_ = 0;
-};
 
 /// Data rank d of a data communicator owns the columns [col_offsets[d], col_offsets[d+1]) of A
 /// (with the matching rows of B) and the rows [row_offsets[d], row_offsets[d+1]) of C; the
@@ -48,7 +24,8 @@ protected:
 ///   finished only after the local SpMM and local steps of the next minibatch.
 /// Between row chunks of the local SpMM, in-flight steps are tested so that MPI progresses.
 template <typename ValueType, typename IndexType>
-class SenderMultipliesSpmm : public SenderMultipliesBase<ValueType, IndexType> {
+class SenderMultipliesSpmm
+    : public SenderMultipliesBase<ValueType, IndexType, comm::ExchangeExecutor<ValueType>> {
 public:
     /// `local_a` is A(:, cols_d) with local columns, its rows compressed to the footprint
     /// (plan.in_rows() rows, ascending global row); `plan` reduces footprint rows into the owned
@@ -61,14 +38,11 @@ public:
                          comm::ExchangePlan plan, const DistOptions& options = {});
 
     void multiply(const DenseBlocks<ValueType>& b, DenseBlocks<ValueType>& c) override;
-    void reset_stats() override;
-    const comm::ExchangePlan& plan() const { return executor_.plan(); }
 
 private:
     void local_spmm(DenseView<const ValueType> b, DenseView<ValueType> partial,
                     typename comm::ExchangeExecutor<ValueType>::Pending* in_flight);
 
-    comm::ExchangeExecutor<ValueType> executor_;
     std::vector<Csr<ValueType, IndexType>> chunks_;  // row chunks of local A, for progress polls
     std::vector<size_type> chunk_rows_;              // first row of each chunk (+ end)
     std::vector<std::vector<ValueType, AlignedAllocator<ValueType>>> level_buffers_;
@@ -82,9 +56,5 @@ std::unique_ptr<DistSpmm<ValueType, IndexType>> make_sender_multiplies_spmm(
     MPI_Comm data_comm, const comm::Topology& topology, std::vector<size_type> row_offsets,
     std::vector<size_type> col_offsets, size_type k_begin, size_type k_end,
     Csr<ValueType, IndexType> local_a, comm::ExchangePlan plan, const DistOptions& options = {});
-
-/// options.minibatch rounded up to a multiple of cpu::choose_register_factor(minibatch), clamped
-/// to [1, k]; 0 means k.
-size_type round_minibatch(size_type requested, size_type k);
 
 }  // namespace tessel::dist
