@@ -1,6 +1,7 @@
 // Stand-ins for the CUDA backend in builds without nvcc: they throw NotCompiled.
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
+#include "core/cuda/resident_csr.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 
 namespace tessel::cuda {
@@ -34,7 +35,26 @@ void spmm_tiled_ell(const TiledEll<V, I>&, DenseView<const V>, DenseView<V>, con
     not_compiled("cuda::spmm_tiled_ell");
 }
 
+template <typename V, typename I>
+struct ResidentCsr<V, I>::Device {};
+
+template <typename V, typename I>
+ResidentCsr<V, I>::ResidentCsr(const Csr<V, I>&) {
+    not_compiled("cuda::ResidentCsr");
+}
+template <typename V, typename I>
+ResidentCsr<V, I>::~ResidentCsr() = default;
+template <typename V, typename I>
+ResidentCsr<V, I>::ResidentCsr(ResidentCsr&&) noexcept = default;
+template <typename V, typename I>
+ResidentCsr<V, I>& ResidentCsr<V, I>::operator=(ResidentCsr&&) noexcept = default;
+template <typename V, typename I>
+void ResidentCsr<V, I>::spmm(DenseView<const V>, DenseView<V>) const {
+    not_compiled("cuda::ResidentCsr::spmm");
+}
+
 #define TESSEL_INSTANTIATE(V, I)                                                               \
+    template class ResidentCsr<V, I>;                                                          \
     template void spmm_warp_row(const Csr<V, I>&, DenseView<const V>, DenseView<V>,            \
                                 const Epilogue<V>&);                                           \
     template void spmm_merge(const Csr<V, I>&, DenseView<const V>, DenseView<V>,               \

@@ -94,7 +94,8 @@ Csr<ValueType, IndexType> extract_block(const Csr<ValueType, IndexType>& a, cons
 struct DistOptions {
     /// Backend of the local SpMM. cuda: the sender-multiplies variants keep A, the partial
     /// rows and their reductions on the GPU (dist::DeviceSenderMultipliesSpmm, host blocks are
-    /// copied in and out once per multiply); the grid variants copy each local SpMM's operands.
+    /// copied in and out once per multiply); the A-stationary grid variants keep their blocks of
+    /// A on the GPU and copy B and C per local SpMM, the C-stationary ones copy all three.
     Backend backend = Backend::cpu;
     /// cuda backend, sender-multiplies: hand device buffers to MPI when this MPI is CUDA-aware
     /// (comm::cuda_aware_mpi()); otherwise, and by default, messages are staged through pinned

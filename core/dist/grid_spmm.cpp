@@ -41,11 +41,19 @@ GridSpmm<V, I>::GridSpmm(DistAlgorithm algorithm, MPI_Comm comm, const comm::Top
                                " of A has the wrong shape");
     this->counters_ = comm::CommCounters(topology, rank_);
     if (options_.backend == Backend::automatic) options_.backend = resolve_backend(Backend::automatic);
+    // A-stationary variants multiply their own blocks every call: keep them on the GPU. The
+    // C-stationary ones multiply stages broadcast to them, copied per call.
+    const bool a_stationary = algorithm == DistAlgorithm::a15d || algorithm == DistAlgorithm::a2d ||
+                              algorithm == DistAlgorithm::a2d_async;
+    if (options_.backend == Backend::cuda && a_stationary)
+        for (const auto& block : a_) device_a_.emplace_back(block);
 }
 
 template <typename V, typename I>
 void GridSpmm<V, I>::local_spmm(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c) {
     auto timing = this->times_.scope("compute");
+    for (std::size_t i = 0; i < device_a_.size(); ++i)
+        if (&a == &a_[i]) return device_a_[i].spmm(b, c);
     tessel::spmm(a, b, c, Epilogue<V>{}, options_.backend);
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/comm/mpi_types.hpp"
 #include "core/comm/topology.hpp"
+#include "core/cuda/resident_csr.hpp"
 #include "core/dist/dist_spmm.hpp"
 
 namespace tessel::dist {
@@ -26,7 +27,9 @@ protected:
              const DistOptions& options);
 
     int cell(int i, int j) const { return i * layout_.grid_cols + j; }
-    /// c := A·b with the local kernel of options_.backend, timed as "compute".
+    /// c := A·b with the local kernel of options_.backend, timed as "compute". On cuda the
+    /// A-stationary variants' own blocks (a_) stay on the device; other blocks (C-stationary
+    /// stages received from other ranks) are copied per call.
     void local_spmm(const Csr<ValueType, IndexType>& a, DenseView<const ValueType> b,
                     DenseView<ValueType> c);
 
@@ -35,6 +38,7 @@ protected:
     DistLayout layout_;
     int rank_ = 0, i_ = 0, j_ = 0;
     std::vector<Csr<ValueType, IndexType>> a_;
+    std::vector<cuda::ResidentCsr<ValueType, IndexType>> device_a_;  // cuda: a_ on the GPU
     DistOptions options_;
 };
 

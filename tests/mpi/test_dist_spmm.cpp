@@ -181,6 +181,27 @@ TEST_CASE("device sender-multiplies equals the serial reference and counts the h
     }
 }
 
+TEST_CASE("every distributed variant on the cuda backend equals the serial reference",
+          "[mpi][dist][cuda]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    const auto cases = matrices();
+    partition::DistSetupOptions options;
+    options.run.backend = Backend::cuda;
+    for (const auto& [spec, topology] : topologies({"node=2"})) {
+        for (const auto& c : cases) {
+            for (auto algorithm : dist::all_dist_algorithms()) {
+                auto op = partition::make_dist_spmm(algorithm, MPI_COMM_WORLD, topology, c.a, 16, options);
+                INFO(c.name << ", " << dist::to_string(algorithm) << ", topology " << spec);
+                CHECK(distributed_error(*op, c.a, 16) < tolerance);
+                CHECK(distributed_error(*op, c.a, 16, 12) < tolerance);
+            }
+        }
+    }
+}
+
 TEST_CASE("device sender-multiplies on device views with padded leading dimensions",
           "[mpi][dist][cuda]") {
     if (!cuda::device_available()) {
@@ -218,7 +239,10 @@ TEST_CASE("device sender-multiplies on device views with padded leading dimensio
                                         (1.0 + std::abs(double(expected(cr.row_begin + i, cr.col_begin + j)))));
     CHECK(all_ranks(worst < 1e-4));
     // Shapes other than this rank's blocks are refused.
-    CHECK_THROWS_AS(device->multiply_device(dc.view(), db.view()), DimensionMismatch);
+    CHECK_THROWS_AS(device->multiply_device(DenseView<const float>(db.data(), br.rows(), br.cols() - 1,
+                                                                   Layout::row_major, ldb),
+                                            dc.view()),
+                    DimensionMismatch);
 }
 
 #else
@@ -228,9 +252,10 @@ TEST_CASE("without the CUDA backend, a cuda distributed SpMM says so", "[mpi][di
     const auto a = generate::stencil_2d<double, std::int32_t>(6);
     partition::DistSetupOptions options;
     options.run.backend = Backend::cuda;
-    CHECK_THROWS_AS(partition::make_dist_spmm(DistAlgorithm::sm_hierarchical, MPI_COMM_WORLD,
-                                              comm::Topology::flat(world_size()), a, 4, options),
-                    NotCompiled);
+    for (auto algorithm : {DistAlgorithm::sm_hierarchical, DistAlgorithm::a15d})
+        CHECK_THROWS_AS(partition::make_dist_spmm(algorithm, MPI_COMM_WORLD,
+                                                  comm::Topology::flat(world_size()), a, 4, options),
+                        NotCompiled);
 }
 
 #endif
