@@ -99,6 +99,7 @@ void ExchangeExecutor<V>::post(int step, size_type w, const V* send, V* recv, Me
                                                  graphs_[step].get(), &req));
         m.requests_.push_back(req);
     }
+    m.statuses_.resize(m.requests_.size());
 }
 
 template <typename V>
@@ -142,14 +143,14 @@ void ExchangeExecutor<V>::start(int step, DenseView<const V> in, DenseView<V> ou
 }
 
 template <typename V>
-void ExchangeExecutor<V>::account(Messages& m, std::vector<MPI_Status>& statuses) {
+void ExchangeExecutor<V>::account(Messages& m) {
     // Received bytes: from the statuses (point-to-point), from the posted counts (neighbourhood).
     const auto& st = plan_.steps[m.step_];
     for (std::size_t q = 0; q < st.recv_peers.size(); ++q) {
         size_type count = (st.recv_displ[q + 1] - st.recv_displ[q]) * m.width_;
         if (method_ == ExchangeMethod::point_to_point) {
             int got = 0;
-            TESSEL_MPI_CHECK(MPI_Get_count(&statuses[q], mpi_datatype<V>(), &got));
+            TESSEL_MPI_CHECK(MPI_Get_count(&m.statuses_[q], mpi_datatype<V>(), &got));
             count = got;
         }
         counters_.add_received(st.recv_peers[q], count * static_cast<size_type>(sizeof(V)));
@@ -162,11 +163,10 @@ template <typename V>
 bool ExchangeExecutor<V>::test(Messages& m) {
     if (!m.active() || m.completed_) return true;
     int done = 0;
-    std::vector<MPI_Status> statuses(m.requests_.size());
     // MPI_Testall changes nothing unless every request has completed.
     TESSEL_MPI_CHECK(MPI_Testall(static_cast<int>(m.requests_.size()), m.requests_.data(), &done,
-                                 statuses.data()));
-    if (done) account(m, statuses);
+                                 m.statuses_.data()));
+    if (done) account(m);
     return done != 0;
 }
 
@@ -174,10 +174,9 @@ template <typename V>
 void ExchangeExecutor<V>::wait(Messages& m) {
     if (!m.active()) return;
     if (!m.completed_) {
-        std::vector<MPI_Status> statuses(m.requests_.size());
         TESSEL_MPI_CHECK(MPI_Waitall(static_cast<int>(m.requests_.size()), m.requests_.data(),
-                                     statuses.data()));
-        account(m, statuses);
+                                     m.statuses_.data()));
+        account(m);
     }
     m.step_ = -1;
     m.completed_ = false;

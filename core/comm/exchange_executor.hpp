@@ -48,6 +48,7 @@ public:
         bool completed_ = false;
         size_type width_ = 0;
         std::vector<MPI_Request> requests_;
+        std::vector<MPI_Status> statuses_;  // kept: test() runs in polling loops
     };
 
     /// One step in flight: its own send/receive buffers and requests, so that several
@@ -106,7 +107,7 @@ public:
     const CommCounters& counters() const { return counters_; }
 
 private:
-    void account(Messages& messages, std::vector<MPI_Status>& statuses);
+    void account(Messages& messages);
 
     Communicator comm_;
     std::vector<Communicator> graphs_;  // neighbourhood method: one per step

@@ -1,5 +1,6 @@
 // A CSR matrix kept on the GPU for repeated products with host operands: the host-level cuda
-// SpMM copies A to the device on every call, this copies it once (B in and C out per call).
+// SpMM copies A to the device on every call, this copies it once (B in and C out per call,
+// through device buffers kept while the shapes stay the same).
 // Declared in every build; without CUDA the constructor throws NotCompiled.
 #pragma once
 
@@ -23,7 +24,7 @@ public:
     size_type cols() const { return cols_; }
     /// C := A·B with host B and C (row-major): B copied in, the merge-based kernel, C copied
     /// back. Throws DimensionMismatch, CudaError.
-    void spmm(DenseView<const ValueType> b, DenseView<ValueType> c) const;
+    void spmm(DenseView<const ValueType> b, DenseView<ValueType> c);
 
 private:
     struct Device;

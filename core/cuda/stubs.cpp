@@ -49,7 +49,7 @@ ResidentCsr<V, I>::ResidentCsr(ResidentCsr&&) noexcept = default;
 template <typename V, typename I>
 ResidentCsr<V, I>& ResidentCsr<V, I>::operator=(ResidentCsr&&) noexcept = default;
 template <typename V, typename I>
-void ResidentCsr<V, I>::spmm(DenseView<const V>, DenseView<V>) const {
+void ResidentCsr<V, I>::spmm(DenseView<const V>, DenseView<V>) {
     not_compiled("cuda::ResidentCsr::spmm");
 }
 
