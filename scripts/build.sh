@@ -5,7 +5,12 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSEL_BUILD_DIR:-$root/build}
 jobs=${TESSEL_JOBS:-$(nproc)}
-cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" > "$build.configure.log" 2>&1 || {
+# ccache (when installed) makes rebuilds of unchanged files free, in CI on the same machine too.
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release "${launcher[@]}" "$@" > "$build.configure.log" 2>&1 || {
   cat "$build.configure.log" >&2; exit 1; }
 cmake --build "$build" -j "$jobs" > "$build.build.log" 2>&1 || {
   grep -E -A3 'error|Error' "$build.build.log" | head -60 >&2; echo "build failed: see $build.build.log" >&2; exit 1; }

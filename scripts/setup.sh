@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake pkg-config
+  build-essential cmake pkg-config ccache
   libopenmpi-dev openmpi-bin
   libhdf5-dev libopenblas-dev libhwloc-dev
   catch2 libcli11-dev nlohmann-json3-dev libpng-dev
