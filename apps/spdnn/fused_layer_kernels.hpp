@@ -1,5 +1,6 @@
-// The app's fused layer kernel on the CPU: Y_k tile := min(cap, max(0, Wᵀ·Y_{k-1} tile + bias))
-// with Wᵀ in tiled ELL, R images per register tile, and the live-image mask as a by-product.
+// The app's fused layer on the CPU: Y_k tile := min(cap, max(0, Wᵀ·Y_{k-1} tile + bias)) with
+// Wᵀ in tiled ELL, R images per register tile, the live-image mask as a by-product. The kernel
+// is core's (cpu::spmm_tiled_ell_tiles); this adapts the activations and their image ids.
 #pragma once
 
 #include <cstdint>
@@ -9,12 +10,13 @@
 #include "apps/spdnn/tile_activations.hpp"
 #include "core/formats/tiled_ell.hpp"
 #include "core/kernels/epilogue.hpp"
+#include "core/kernels/tiled_ell_tiles.hpp"
 
 namespace tessel::spdnn {
 
-/// Images per register tile compiled for the fused kernel. 12 is the 2020 champion's GPU
-/// factor; on AVX-512 CPUs 16 and 32 fill whole vector registers.
-inline constexpr int fused_register_factors[] = {8, 12, 16, 32, 64};
+/// Images per register tile compiled for the fused kernel (core's cpu::tile_widths). 12 is the
+/// 2020 champion's GPU factor; on AVX-512 CPUs 16 and 32 fill whole vector registers.
+inline constexpr auto& fused_register_factors = cpu::tile_widths;
 
 /// True when R is one of fused_register_factors.
 bool fused_register_factor_supported(int register_factor);

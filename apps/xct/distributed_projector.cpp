@@ -191,9 +191,11 @@ DistributedProjector<V>::DistributedProjector(MPI_Comm data_comm, const comm::To
     run.pipelined = options.pipelined;
     run.method = options.method;
     run.cuda_aware = options.cuda_aware;
+    run.local = operator_config(options.local);
+    run.local.backend = options.backend;
     const bool on_device = options.backend == Backend::cuda;
-    info_ = {{"kernel", on_device ? "cuda csr merge (sender-multiplies, device-resident)"
-                                  : "csr (sender-multiplies)"},
+    info_ = {{"kernel", std::string(to_string(options.local.kernel)) + " (sender-multiplies" +
+                            (on_device ? ", device-resident)" : ")")},
              {"staging", on_device ? std::string(comm::to_string(comm::choose_device_staging(options.cuda_aware)))
                                    : std::string("host memory")},
              {"reduction", options.hierarchical ? "hierarchical" : "direct"},

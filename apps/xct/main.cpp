@@ -101,8 +101,8 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"natural", "hilbert"}))
         ->capture_default_str();
     app.add_option("--tile", o.tile, "Hilbert tile (power of two)")->capture_default_str();
-    app.add_option("--kernel", kernel, "Local SpMM: tiled-ell (slot-order cpu kernel), tiled-ell-core or csr")
-        ->check(CLI::IsMember({"tiled-ell", "tiled-ell-core", "csr"}))
+    app.add_option("--kernel", kernel, "Local SpMM: tiled-ell (core's tiled ELL operator) or csr")
+        ->check(CLI::IsMember({"tiled-ell", "csr"}))
         ->capture_default_str();
     app.add_option("--block-rows", o.projector.tiles.block_rows, "Tiled ELL rows per block (multiple of 32)")
         ->capture_default_str();

@@ -10,7 +10,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/xct/device_operator.hpp"
 #include "apps/xct/geometry.hpp"
 #include "apps/xct/ordering.hpp"
 #include "apps/xct/system_matrix.hpp"
@@ -19,19 +18,17 @@
 #include "core/dense.hpp"
 #include "core/dist/sender_multiplies_spmm.hpp"
 #include "core/formats/tiled_ell.hpp"
+#include "core/operator/spmm_operator.hpp"
 #include "core/timer.hpp"
 
 namespace tessel::xct {
 
-/// The local SpMM kernel on A and Aᵀ: tiled ELL (thesis 2.3, the default; on the cpu backend
-/// xct's slot-order kernel, on cuda core's tiled kernel), tiled ELL with core's cpu kernel, or
-/// CSR row split (to compare).
-enum class Kernel { tiled_ell, tiled_ell_core, csr };
+/// The local SpMM on A and Aᵀ: core's operator in tiled ELL (thesis 2.3, the default) or in
+/// CSR (to compare). Both run on one rank and on data ranks.
+enum class Kernel { tiled_ell, csr };
 std::string_view to_string(Kernel kernel);
-/// "tiled-ell", "tiled-ell-core" or "csr"; throws InvalidInput otherwise.
+/// "tiled-ell" or "csr"; throws InvalidInput otherwise.
 Kernel parse_kernel(std::string_view name);
-/// What runs for `kernel` on `backend`, as --verbose and the metrics say it.
-std::string kernel_description(Kernel kernel, Backend backend);
 
 /// Counters of the SpMMs run so far.
 struct SpmmStats {
@@ -79,13 +76,15 @@ struct ProjectorOptions {
     int register_factor = 0;  // 0: chosen from K
 };
 
+/// The core operator configuration these options ask for.
+SpmmOperatorConfig operator_config(const ProjectorOptions& options);
+
 /// A and Aᵀ of one rank holding every pixel and ray (single rank, or batch-parallel ranks).
 template <typename ValueType>
 class LocalProjector final : public Projector<ValueType> {
 public:
-    /// Takes the CSR rows of A (all rays) and forms Aᵀ (parallel transpose) and, for the tiled
-    /// kernel, both tiled ELL forms (freeing the CSR copies as it goes). `times` gets
-    /// "build" for the conversions.
+    /// Takes the CSR rows of A (all rays), forms Aᵀ (parallel transpose) and builds core's
+    /// operator on both (freeing the CSR copies as it goes). `times` gets "build".
     LocalProjector(Csr<ValueType, Index> a, const ProjectorOptions& options, PhaseTimes* times = nullptr);
     size_type pixels() const override { return pixels_; }
     size_type rays() const override { return rays_; }
@@ -94,8 +93,9 @@ public:
     double matrix_bytes() const override;
     size_type nnz() const override { return nnz_; }
     nlohmann::json describe() const override;
-    const TiledEll<ValueType, Index>& a_tiled() const { return a_ell_; }
-    const TiledEll<ValueType, Index>& at_tiled() const { return at_ell_; }
+    /// The operators' tiled ELL forms (null with the csr kernel).
+    const TiledEll<ValueType, Index>* a_tiled() const { return a_.tiled(); }
+    const TiledEll<ValueType, Index>* at_tiled() const { return at_.tiled(); }
 
 private:
     void run(bool transposed, DenseMatrix<ValueType>& in, DenseMatrix<ValueType>& out);
@@ -107,9 +107,7 @@ private:
     ProjectorOptions options_;
     nlohmann::json build_seconds_ = nlohmann::json::object();
     size_type pixels_ = 0, rays_ = 0, nnz_ = 0;
-    Csr<ValueType, Index> a_csr_, at_csr_;             // kernel csr
-    TiledEll<ValueType, Index> a_ell_, at_ell_;        // kernel tiled_ell
-    std::unique_ptr<DeviceOperator<ValueType>> device_;  // backend cuda, tiled kernels
+    SpmmOperator<ValueType, Index> a_, at_;
 };
 
 /// Builds A for every ray of `ordering` (two-pass, parallel) and the local operator.
@@ -127,6 +125,7 @@ struct DistributedOptions {
     comm::ExchangeMethod method = comm::ExchangeMethod::point_to_point;
     Backend backend = Backend::cpu;  // cuda: A, partial rows and reductions on the device
     bool cuda_aware = false;         // cuda: device buffers to MPI when it is CUDA-aware
+    ProjectorOptions local;          // the local operator's kernel, tiles and register factor
 };
 
 /// MemXCT data parallelism: data rank d owns a contiguous run of ordered pixels and of ordered

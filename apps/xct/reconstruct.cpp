@@ -301,6 +301,7 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
         d.method = o.exchange;
         d.backend = o.projector.backend;
         d.cuda_aware = o.cuda_aware_mpi;
+        d.local = o.projector;
         auto dp = std::make_unique<DistributedProjector<V>>(layout.data.get(), layout.data_topology, g, ordering, k, d,
                                                            &times);
         pixel_offsets = dp->pixel_offsets();

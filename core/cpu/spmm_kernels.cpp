@@ -169,13 +169,6 @@ bool streams_c(DenseView<V> c) {
 }
 }  // namespace
 
-int choose_register_factor(size_type k) {
-    if (k >= 32) return 32;
-    if (k >= 16) return 16;
-    if (k >= 8) return 8;
-    return 4;
-}
-
 template <typename V, typename I>
 void spmm_row_split(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c,
                     const Epilogue<V>& ep) {
@@ -279,91 +272,11 @@ void spmm_merge(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const 
         for (size_type kk = 0; kk < k; ++kk) c.data[last * c.ld + kk] = ep.apply(c.data[last * c.ld + kk]);
 }
 
-namespace {
-
-// One block of tiled ELL for columns k0 .. k0+R-1: stage the mapped rows of B into `buf`
-// (R values per staged entry), accumulate each row's partial sums in `part` across stages.
-template <int R, typename V, typename I>
-void tiled_block(const TiledEll<V, I>& a, size_type block, DenseView<const V> b, DenseView<V> c,
-                 const Epilogue<V>& ep, size_type k0, V* buf, V* part) {
-    constexpr size_type w = TiledEll<V, I>::warp_size;
-    const size_type warps = a.warps_per_block();
-    const size_type first_row = block * a.config.block_rows;
-    const size_type rows = std::min(a.config.block_rows, a.rows - first_row);
-    std::fill(part, part + rows * R, V{0});
-    for (size_type s = a.buffdispl[block]; s < a.buffdispl[block + 1]; ++s) {
-        const I* map = a.map.data() + a.mapdispl[s];
-        const size_type staged = a.mapdispl[s + 1] - a.mapdispl[s];
-        for (size_type n = 0; n < staged; ++n) {
-            const V* src = b.data + static_cast<size_type>(map[n]) * b.ld + k0;
-#pragma omp simd
-            for (int k = 0; k < R; ++k) buf[n * R + k] = src[k];
-        }
-        const size_type* wd = a.warpdispl.data() + s * warps;
-        for (size_type wi = 0; wi * w < rows; ++wi) {
-            const size_type slot_begin = wd[wi], slot_end = wd[wi + 1];
-            if (slot_begin == slot_end) continue;
-            const size_type lanes = std::min(w, rows - wi * w);
-            for (size_type lane = 0; lane < lanes; ++lane) {
-                alignas(64) V acc[R];
-                V* out = part + (wi * w + lane) * R;
-#pragma omp simd
-                for (int k = 0; k < R; ++k) acc[k] = out[k];
-                for (size_type m = slot_begin; m < slot_end; ++m) {
-                    const V v = a.values[m * w + lane];
-                    const V* x = buf + static_cast<size_type>(a.index[m * w + lane]) * R;
-#pragma omp simd
-                    for (int k = 0; k < R; ++k) acc[k] += v * x[k];
-                }
-#pragma omp simd
-                for (int k = 0; k < R; ++k) out[k] = acc[k];
-            }
-        }
-    }
-    for (size_type r = 0; r < rows; ++r) {
-        V* crow = c.data + (first_row + r) * c.ld + k0;
-        for (int k = 0; k < R; ++k) crow[k] = ep.apply(part[r * R + k]);
-    }
-}
-
-}  // namespace
-
-template <typename V, typename I>
-void spmm_tiled_ell(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c,
-                    const Epilogue<V>& ep, int register_factor) {
-    TESSEL_ENSURE_DIMS(a.cols == b.rows && a.rows == c.rows && b.cols == c.cols,
-                       "cpu::spmm_tiled_ell: A is " + std::to_string(a.rows) + "x" +
-                           std::to_string(a.cols) + ", B is " + std::to_string(b.rows) + "x" +
-                           std::to_string(b.cols) + ", C is " + std::to_string(c.rows) + "x" +
-                           std::to_string(c.cols));
-    TESSEL_ENSURE_DIMS(b.layout == Layout::row_major && c.layout == Layout::row_major,
-                       "cpu::spmm_tiled_ell: B and C must be row-major");
-    if (register_factor == 0) register_factor = choose_register_factor(b.cols);
-    if (register_factor != 4 && register_factor != 8 && register_factor != 16 &&
-        register_factor != 32)
-        TESSEL_INVALID_INPUT("register factor", 0,
-                             std::to_string(register_factor) + " is not one of 4, 8, 16, 32");
-    const size_type staged_max = a.max_stage_entries();
-    const size_type block_rows = a.config.block_rows;
-#pragma omp parallel
-    {
-        std::vector<V, AlignedAllocator<V>> buf(static_cast<std::size_t>(staged_max * register_factor));
-        std::vector<V, AlignedAllocator<V>> part(static_cast<std::size_t>(block_rows * register_factor));
-#pragma omp for schedule(dynamic, 1)
-        for (size_type block = 0; block < a.num_blocks(); ++block)
-            detail::for_each_register_tile(b.cols, register_factor, [&]<int R>(size_type k0) {
-                tiled_block<R>(a, block, b, c, ep, k0, buf.data(), part.data());
-            });
-    }
-}
-
 #define TESSEL_INSTANTIATE(V, I)                                                                 \
     template void spmm_row_split(const Csr<V, I>&, DenseView<const V>, DenseView<V>,             \
                                  const Epilogue<V>&);                                            \
     template void spmm_merge(const Csr<V, I>&, DenseView<const V>, DenseView<V>,                 \
-                             const Epilogue<V>&);                                                \
-    template void spmm_tiled_ell(const TiledEll<V, I>&, DenseView<const V>, DenseView<V>,        \
-                                 const Epilogue<V>&, int);
+                             const Epilogue<V>&);
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 

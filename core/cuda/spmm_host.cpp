@@ -2,7 +2,6 @@
 #include "core/cuda/detail.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/instantiate.hpp"
-#include "core/cuda/resident_csr.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 
 namespace tessel::cuda {
@@ -65,40 +64,7 @@ void spmm_tiled_ell(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> 
     });
 }
 
-template <typename V, typename I>
-struct ResidentCsr<V, I>::Device {
-    DeviceCsr<V, I> a;
-    DeviceDense<V> b, c;  // the operands of the last call, reused while their shapes hold
-};
-
-template <typename V, typename I>
-ResidentCsr<V, I>::ResidentCsr(const Csr<V, I>& a)
-    : device_(std::make_unique<Device>(Device{DeviceCsr<V, I>(a), {}, {}})), rows_(a.rows()),
-      cols_(a.cols()) {
-    TESSEL_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // the upload reads `a`
-}
-
-template <typename V, typename I>
-ResidentCsr<V, I>::~ResidentCsr() = default;
-template <typename V, typename I>
-ResidentCsr<V, I>::ResidentCsr(ResidentCsr&&) noexcept = default;
-template <typename V, typename I>
-ResidentCsr<V, I>& ResidentCsr<V, I>::operator=(ResidentCsr&&) noexcept = default;
-
-template <typename V, typename I>
-void ResidentCsr<V, I>::spmm(DenseView<const V> b, DenseView<V> c) {
-    detail::check_spmm_shapes("cuda::ResidentCsr::spmm", rows_, cols_, b, c);
-    if (c.rows == 0 || c.cols == 0) return;
-    Device& d = *device_;
-    if (d.b.rows() != b.rows || d.b.cols() != b.cols) d.b = DeviceDense<V>(b.rows, b.cols);
-    if (d.c.rows() != c.rows || d.c.cols() != c.cols) d.c = DeviceDense<V>(c.rows, c.cols);
-    d.b.upload(b);
-    device::spmm_merge(d.a, DenseView<const V>(d.b.view()), d.c.view(), Epilogue<V>{});
-    d.c.download(c);  // waits for the kernel
-}
-
 #define TESSEL_INSTANTIATE(V, I)                                                               \
-    template class ResidentCsr<V, I>;                                                          \
     template void spmm_warp_row(const Csr<V, I>&, DenseView<const V>, DenseView<V>,            \
                                 const Epilogue<V>&);                                           \
     template void spmm_merge(const Csr<V, I>&, DenseView<const V>, DenseView<V>,               \

@@ -1,18 +1,16 @@
 // Stand-ins for the CUDA backend in builds without nvcc: they throw NotCompiled.
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
-#include "core/cuda/resident_csr.hpp"
 #include "core/kernels/spmm_kernels.hpp"
+#include "core/operator/spmm_operator.hpp"
 
 namespace tessel::cuda {
 
-namespace {
 [[noreturn]] void not_compiled(const char* what) {
     TESSEL_THROW(NotCompiled, std::string(what) +
                                   ": this build of tessel has no CUDA backend (nvcc was not found "
                                   "at configure time)");
 }
-}  // namespace
 
 bool device_available() { return false; }
 std::string device_description() { return "none (built without CUDA)"; }
@@ -35,26 +33,7 @@ void spmm_tiled_ell(const TiledEll<V, I>&, DenseView<const V>, DenseView<V>, con
     not_compiled("cuda::spmm_tiled_ell");
 }
 
-template <typename V, typename I>
-struct ResidentCsr<V, I>::Device {};
-
-template <typename V, typename I>
-ResidentCsr<V, I>::ResidentCsr(const Csr<V, I>&) {
-    not_compiled("cuda::ResidentCsr");
-}
-template <typename V, typename I>
-ResidentCsr<V, I>::~ResidentCsr() = default;
-template <typename V, typename I>
-ResidentCsr<V, I>::ResidentCsr(ResidentCsr&&) noexcept = default;
-template <typename V, typename I>
-ResidentCsr<V, I>& ResidentCsr<V, I>::operator=(ResidentCsr&&) noexcept = default;
-template <typename V, typename I>
-void ResidentCsr<V, I>::spmm(DenseView<const V>, DenseView<V>) {
-    not_compiled("cuda::ResidentCsr::spmm");
-}
-
 #define TESSEL_INSTANTIATE(V, I)                                                               \
-    template class ResidentCsr<V, I>;                                                          \
     template void spmm_warp_row(const Csr<V, I>&, DenseView<const V>, DenseView<V>,            \
                                 const Epilogue<V>&);                                           \
     template void spmm_merge(const Csr<V, I>&, DenseView<const V>, DenseView<V>,               \
@@ -67,3 +46,35 @@ TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 
 }  // namespace tessel::cuda
+
+namespace tessel {
+
+// The operator's cuda half: never reached (resolve_backend refuses cuda first), but defined.
+template <typename V, typename I>
+struct SpmmOperator<V, I>::Device {};
+template <typename V, typename I>
+void SpmmOperator<V, I>::DeviceDeleter::operator()(Device* d) const {
+    delete d;
+}
+template <typename V, typename I>
+SpmmOperator<V, I>::SpmmOperator() = default;
+template <typename V, typename I>
+SpmmOperator<V, I>::~SpmmOperator() = default;
+template <typename V, typename I>
+SpmmOperator<V, I>::SpmmOperator(SpmmOperator&&) noexcept = default;
+template <typename V, typename I>
+SpmmOperator<V, I>& SpmmOperator<V, I>::operator=(SpmmOperator&&) noexcept = default;
+template <typename V, typename I>
+void SpmmOperator<V, I>::make_device() {
+    cuda::not_compiled("SpmmOperator on cuda");
+}
+template <typename V, typename I>
+void SpmmOperator<V, I>::multiply_on_device(DenseView<const V>, DenseView<V>, const Epilogue<V>&, void*, bool) {
+    cuda::not_compiled("SpmmOperator::multiply_device");
+}
+
+#define TESSEL_INSTANTIATE(V, I) template class SpmmOperator<V, I>;
+TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
+#undef TESSEL_INSTANTIATE
+
+}  // namespace tessel

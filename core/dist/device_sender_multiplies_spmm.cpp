@@ -1,4 +1,4 @@
-// Device sender-multiplies SpMM: merge-based local SpMM on the stream, exchange steps on
+// Device sender-multiplies SpMM: the local operator (device-resident) on the stream, exchange steps on
 // device buffers, the global step of minibatch i in flight while the GPU computes i + 1.
 #include "core/dist/device_sender_multiplies_spmm.hpp"
 
@@ -8,6 +8,13 @@
 
 namespace tessel::dist {
 
+namespace {
+SpmmOperatorConfig device_config(SpmmOperatorConfig config) {
+    config.backend = Backend::cuda;
+    return config;
+}
+}  // namespace
+
 template <typename V, typename I>
 DeviceSenderMultipliesSpmm<V, I>::DeviceSenderMultipliesSpmm(
     MPI_Comm data_comm, const comm::Topology& topology, std::vector<size_type> row_offsets,
@@ -16,9 +23,7 @@ DeviceSenderMultipliesSpmm<V, I>::DeviceSenderMultipliesSpmm(
     : SenderMultipliesBase<V, I, comm::DeviceExchangeExecutor<V>>(
           data_comm, topology, row_offsets, col_offsets, k_begin, k_end, local_a, std::move(plan),
           options, comm::choose_device_staging(options.cuda_aware)),
-      a_(local_a, stream()) {
-    TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream()));  // the upload reads local_a, freed on return
-}
+      a_(std::move(local_a), device_config(options.local)) {}
 
 template <typename V, typename I>
 void DeviceSenderMultipliesSpmm<V, I>::wait_for_stream(Pending* in_flight) {
@@ -57,9 +62,9 @@ void DeviceSenderMultipliesSpmm<V, I>::multiply_device(DenseView<const V> b, Den
             // Enqueue the local SpMM, then let MPI progress the previous global step until the
             // GPU is done.
             if (pl.in_rows() > 0)
-                cuda::device::spmm_merge(a_, DenseView<const V>(b.data + k0, b.rows, w, Layout::row_major, b.ld),
-                                         DenseView<V>(level_buffers_[0].data(), pl.in_rows(), w),
-                                         Epilogue<V>{}, stream());
+                a_.multiply_device(DenseView<const V>(b.data + k0, b.rows, w, Layout::row_major, b.ld),
+                                   DenseView<V>(level_buffers_[0].data(), pl.in_rows(), w), Epilogue<V>{},
+                                   stream());
             wait_for_stream(in_flight);
         },
         [&](int s) { return level_buffers_[s].data(); }, c);

@@ -15,7 +15,7 @@
 namespace tessel::dist {
 
 /// The device counterpart of SenderMultipliesSpmm: the same blocks, plan, minibatches and
-/// counters. Per minibatch the local SpMM (merge-based CSR kernel) is enqueued on the
+/// counters. Per minibatch the local SpMM (core's operator, tiled ELL or CSR) is enqueued on the
 /// operator's stream; while the GPU computes, the host lets MPI progress the global step of
 /// the previous minibatch (pipelined). Messages are staged through pinned host memory unless
 /// options.cuda_aware and the MPI is CUDA-aware (staging()).
@@ -47,7 +47,7 @@ private:
     // Waits for the stream; meanwhile tests `in_flight` so that MPI progresses.
     void wait_for_stream(Pending* in_flight);
 
-    cuda::DeviceCsr<ValueType, IndexType> a_;
+    SpmmOperator<ValueType, IndexType> a_;  // local A, resident on the device
     std::vector<cuda::DeviceBuffer<ValueType>> level_buffers_;
     cuda::DeviceDense<ValueType> b_, c_;  // multiply()'s copies of host blocks
 };

@@ -9,6 +9,7 @@
 #include "core/comm/comm_counters.hpp"
 #include "core/comm/exchange_executor.hpp"
 #include "core/dense.hpp"
+#include "core/operator/spmm_operator.hpp"
 #include "core/formats/csr.hpp"
 #include "core/timer.hpp"
 #include "core/types.hpp"
@@ -109,6 +110,9 @@ struct DistOptions {
     bool pipelined = false;
     /// Sender-multiplies: how exchange steps are handed to MPI.
     comm::ExchangeMethod method = comm::ExchangeMethod::point_to_point;
+    /// Sender-multiplies: the local operator's format, tiles and register factor (its backend
+    /// is `backend` above). The default keeps CSR; xct's data ranks ask for tiled ELL.
+    SpmmOperatorConfig local{Backend::cpu, SparseFormat::csr, {256, 4096}, 0};
 };
 
 /// One distributed SpMM, set up once (A placed, plans built, communicators split) and run many

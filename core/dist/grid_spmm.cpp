@@ -46,14 +46,14 @@ GridSpmm<V, I>::GridSpmm(DistAlgorithm algorithm, MPI_Comm comm, const comm::Top
     const bool a_stationary = algorithm == DistAlgorithm::a15d || algorithm == DistAlgorithm::a2d ||
                               algorithm == DistAlgorithm::a2d_async;
     if (options_.backend == Backend::cuda && a_stationary)
-        for (const auto& block : a_) device_a_.emplace_back(block);
+        for (const auto& block : a_) device_a_.emplace_back(block, SpmmOperatorConfig{Backend::cuda, SparseFormat::csr});
 }
 
 template <typename V, typename I>
 void GridSpmm<V, I>::local_spmm(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c) {
     auto timing = this->times_.scope("compute");
     for (std::size_t i = 0; i < device_a_.size(); ++i)
-        if (&a == &a_[i]) return device_a_[i].spmm(b, c);
+        if (&a == &a_[i]) return device_a_[i].multiply(b, c);
     tessel::spmm(a, b, c, Epilogue<V>{}, options_.backend);
 }
 

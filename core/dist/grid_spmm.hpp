@@ -6,7 +6,7 @@
 
 #include "core/comm/mpi_types.hpp"
 #include "core/comm/topology.hpp"
-#include "core/cuda/resident_csr.hpp"
+#include "core/operator/spmm_operator.hpp"
 #include "core/dist/dist_spmm.hpp"
 
 namespace tessel::dist {
@@ -38,7 +38,7 @@ protected:
     DistLayout layout_;
     int rank_ = 0, i_ = 0, j_ = 0;
     std::vector<Csr<ValueType, IndexType>> a_;
-    std::vector<cuda::ResidentCsr<ValueType, IndexType>> device_a_;  // cuda: a_ on the GPU
+    std::vector<SpmmOperator<ValueType, IndexType>> device_a_;  // cuda: a_ resident on the GPU
     DistOptions options_;
 };
 

@@ -12,8 +12,11 @@ namespace tessel::dist {
 
 namespace {
 
-// Rows per progress poll: about this many nonzeros between two MPI_Testall calls.
+// Rows per progress poll: at least this many nonzeros between two MPI_Testall calls, and at
+// most chunks_per_product polls per local product (each chunk is one parallel kernel call,
+// which must give every thread whole blocks of rows).
 constexpr size_type chunk_nonzeros = 1 << 15;
+constexpr size_type chunks_per_product = 8;
 
 template <typename V, typename I>
 Csr<V, I> row_slice(const Csr<V, I>& a, size_type begin, size_type end) {
@@ -71,16 +74,18 @@ SenderMultipliesSpmm<V, I>::SenderMultipliesSpmm(MPI_Comm data_comm, const comm:
     : SenderMultipliesBase<V, I, comm::ExchangeExecutor<V>>(data_comm, topology, row_offsets,
                                                             col_offsets, k_begin, k_end, local_a,
                                                             std::move(plan), options) {
-    if (this->options_.backend == Backend::automatic)
-        this->options_.backend = resolve_backend(Backend::automatic);
-    // Row chunks of about chunk_nonzeros each.
+    SpmmOperatorConfig local = this->options_.local;
+    local.backend = resolve_backend(this->options_.backend);
+    // Row chunks of about `target` nonzeros each, cut at whole row blocks of the format.
+    const size_type target = std::max(chunk_nonzeros, local_a.nnz() / chunks_per_product);
+    const size_type align = local.format == SparseFormat::tiled_ell ? local.tiles.block_rows : 1;
     chunk_rows_.push_back(0);
     for (size_type i = 0; i < local_a.rows(); ++i)
-        if (local_a.row_ptr()[i + 1] - local_a.row_ptr()[chunk_rows_.back()] >= chunk_nonzeros ||
+        if ((local_a.row_ptr()[i + 1] - local_a.row_ptr()[chunk_rows_.back()] >= target && (i + 1) % align == 0) ||
             i + 1 == local_a.rows())
             chunk_rows_.push_back(i + 1);
     for (std::size_t c = 0; c + 1 < chunk_rows_.size(); ++c)
-        chunks_.push_back(row_slice(local_a, chunk_rows_[c], chunk_rows_[c + 1]));
+        chunks_.emplace_back(row_slice(local_a, chunk_rows_[c], chunk_rows_[c + 1]), local);
 }
 
 template <typename V, typename I>
@@ -93,7 +98,7 @@ void SenderMultipliesSpmm<V, I>::local_spmm(
             const size_type r0 = chunk_rows_[c];
             DenseView<V> rows(partial.data + r0 * partial.ld, chunks_[c].rows(), partial.cols,
                               Layout::row_major, partial.ld);
-            tessel::spmm(chunks_[c], b, rows, Epilogue<V>{}, this->options_.backend);
+            chunks_[c].multiply(b, rows);
         }
         if (in_flight) {
             auto timing = this->times_.scope("global");

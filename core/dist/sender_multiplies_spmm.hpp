@@ -43,7 +43,7 @@ private:
     void local_spmm(DenseView<const ValueType> b, DenseView<ValueType> partial,
                     typename comm::ExchangeExecutor<ValueType>::Pending* in_flight);
 
-    std::vector<Csr<ValueType, IndexType>> chunks_;  // row chunks of local A, for progress polls
+    std::vector<SpmmOperator<ValueType, IndexType>> chunks_;  // row chunks of local A, for progress polls
     std::vector<size_type> chunk_rows_;              // first row of each chunk (+ end)
     std::vector<std::vector<ValueType, AlignedAllocator<ValueType>>> level_buffers_;
 };

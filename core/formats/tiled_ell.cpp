@@ -1,5 +1,6 @@
-// Tiled ELL construction: per block, sorted unique input columns cut into stages, then
-// warp-interleaved ELL per (stage, warp). Blocks are independent and built in parallel.
+// Tiled ELL construction in two parallel passes over the blocks (sizes, then every entry
+// written once into the final arrays): per block its distinct columns found with a column
+// marker (only they are sorted), cut into stages; warp-interleaved ELL per (stage, warp).
 #include "core/formats/tiled_ell.hpp"
 
 #include <algorithm>
@@ -18,83 +19,12 @@ size_type TiledEll<V, I>::max_stage_entries() const {
     return longest;
 }
 
-namespace {
-
-// One block's share of the arrays, built independently and concatenated afterwards.
-template <typename V, typename I>
-struct BlockPart {
-    std::vector<I> map;
-    std::vector<size_type> stage_map_size;     // per stage
-    std::vector<size_type> warp_width;         // per (stage, warp)
-    std::vector<std::uint16_t> index;
-    std::vector<V> values;
-};
-
-template <typename V, typename I>
-BlockPart<V, I> build_block(const Csr<V, I>& a, size_type first_row, size_type block_rows,
-                            size_type buffer_entries) {
-    constexpr size_type w = TiledEll<V, I>::warp_size;
-    const size_type warps = block_rows / w;
-    const size_type last_row = std::min(a.rows(), first_row + block_rows);
-    const auto& rp = a.row_ptr();
-    const auto& ci = a.col_idx();
-    const auto& va = a.values();
-
-    BlockPart<V, I> part;
-    part.map.assign(ci.begin() + rp[first_row], ci.begin() + rp[last_row]);
-    std::sort(part.map.begin(), part.map.end());
-    part.map.erase(std::unique(part.map.begin(), part.map.end()), part.map.end());
-    const size_type distinct = static_cast<size_type>(part.map.size());
-    const size_type stages = std::max<size_type>(1, (distinct + buffer_entries - 1) / buffer_entries);
-    part.stage_map_size.resize(stages);
-    for (size_type s = 0; s < stages; ++s)
-        part.stage_map_size[s] = std::min(buffer_entries, distinct - s * buffer_entries);
-
-    // Count entries per (stage, row); the warp width is the longest lane.
-    std::vector<size_type> row_stage_count(block_rows * stages, 0);
-    std::vector<size_type> position(rp[last_row] - rp[first_row]);
-    for (size_type i = first_row; i < last_row; ++i)
-        for (size_type e = rp[i]; e < rp[i + 1]; ++e) {
-            const size_type pos =
-                std::lower_bound(part.map.begin(), part.map.end(), ci[e]) - part.map.begin();
-            position[e - rp[first_row]] = pos;
-            ++row_stage_count[(pos / buffer_entries) * block_rows + (i - first_row)];
-        }
-    part.warp_width.assign(stages * warps, 0);
-    for (size_type s = 0; s < stages; ++s)
-        for (size_type r = 0; r < block_rows; ++r) {
-            auto& width = part.warp_width[s * warps + r / w];
-            width = std::max(width, row_stage_count[s * block_rows + r]);
-        }
-    std::vector<size_type> warp_offset(stages * warps + 1, 0);
-    std::partial_sum(part.warp_width.begin(), part.warp_width.end(), warp_offset.begin() + 1);
-    part.index.assign(warp_offset.back() * w, 0);
-    part.values.assign(warp_offset.back() * w, V{0});
-
-    std::vector<size_type> fill(block_rows * stages, 0);
-    for (size_type i = first_row; i < last_row; ++i) {
-        const size_type r = i - first_row;
-        for (size_type e = rp[i]; e < rp[i + 1]; ++e) {
-            const size_type pos = position[e - rp[first_row]];
-            const size_type s = pos / buffer_entries;
-            const size_type m = fill[s * block_rows + r]++;
-            const size_type slot = (warp_offset[s * warps + r / w] + m) * w + r % w;
-            part.index[slot] = static_cast<std::uint16_t>(pos - s * buffer_entries);
-            part.values[slot] = va[e];
-        }
-    }
-    return part;
-}
-
-}  // namespace
-
 template <typename V, typename I>
 TiledEll<V, I> tiled_ell_from_csr(const Csr<V, I>& a, const TiledEllConfig& config) {
     constexpr size_type w = TiledEll<V, I>::warp_size;
     if (config.block_rows <= 0 || config.block_rows % w != 0)
         TESSEL_INVALID_INPUT("tiled ELL config", 0,
-                             "block_rows " + std::to_string(config.block_rows) +
-                                 " is not a positive multiple of 32");
+                             "block_rows " + std::to_string(config.block_rows) + " is not a positive multiple of 32");
     if (config.buffer_entries < 1 || config.buffer_entries > 65536)
         TESSEL_INVALID_INPUT("tiled ELL config", 0,
                              "buffer_entries " + std::to_string(config.buffer_entries) +
@@ -104,41 +34,91 @@ TiledEll<V, I> tiled_ell_from_csr(const Csr<V, I>& a, const TiledEllConfig& conf
     t.cols = a.cols();
     t.nnz = a.nnz();
     t.config = config;
-    const size_type blocks = (a.rows() + config.block_rows - 1) / config.block_rows;
-    std::vector<BlockPart<V, I>> parts(blocks);
-#pragma omp parallel for schedule(dynamic, 1)
-    for (size_type b = 0; b < blocks; ++b)
-        parts[b] = build_block(a, b * config.block_rows, config.block_rows, config.buffer_entries);
+    const size_type br = config.block_rows, be = config.buffer_entries, warps = br / w;
+    const size_type blocks = (a.rows() + br - 1) / br;
+    const auto& rp = a.row_ptr();
+    const I* ci = a.col_idx().data();
+    const V* va = a.values().data();
 
-    // Concatenate the parts (offsets first, then parallel copies).
-    std::vector<size_type> map_at(blocks + 1, 0), slot_at(blocks + 1, 0);
-    t.buffdispl.assign(blocks + 1, 0);
-    for (size_type b = 0; b < blocks; ++b) {
-        t.buffdispl[b + 1] = t.buffdispl[b] + static_cast<size_type>(parts[b].stage_map_size.size());
-        map_at[b + 1] = map_at[b] + static_cast<size_type>(parts[b].map.size());
-        slot_at[b + 1] = slot_at[b] + static_cast<size_type>(parts[b].values.size()) / w;
-    }
-    t.mapdispl.assign(t.buffdispl.back() + 1, 0);
-    t.warpdispl.assign(t.buffdispl.back() * t.warps_per_block() + 1, 0);
-    for (size_type b = 0; b < blocks; ++b) {
-        size_type stage = t.buffdispl[b];
-        for (size_type s = 0; s < size_type(parts[b].stage_map_size.size()); ++s, ++stage)
-            t.mapdispl[stage + 1] = t.mapdispl[stage] + parts[b].stage_map_size[s];
-        size_type warp = t.buffdispl[b] * t.warps_per_block();
-        for (auto width : parts[b].warp_width) {
-            t.warpdispl[warp + 1] = t.warpdispl[warp] + width;
-            ++warp;
+    // Pass 1: per block its sorted distinct columns and the width of each (stage, warp).
+    std::vector<std::vector<I>> maps(static_cast<std::size_t>(blocks));
+    std::vector<std::vector<size_type>> widths(static_cast<std::size_t>(blocks));
+#pragma omp parallel
+    {
+        std::vector<size_type> seen(static_cast<std::size_t>(a.cols()), -1);  // block that last saw the column
+        std::vector<I> position(static_cast<std::size_t>(a.cols()), 0);
+        std::vector<size_type> count;
+#pragma omp for schedule(dynamic, 4)
+        for (size_type b = 0; b < blocks; ++b) {
+            const size_type r0 = b * br, r1 = std::min(a.rows(), r0 + br);
+            auto& map = maps[b];
+            for (size_type e = rp[r0]; e < rp[r1]; ++e)
+                if (seen[ci[e]] != b) {
+                    seen[ci[e]] = b;
+                    map.push_back(ci[e]);
+                }
+            std::sort(map.begin(), map.end());
+            for (std::size_t i = 0; i < map.size(); ++i) position[map[i]] = static_cast<I>(i);
+            const size_type stages = std::max<size_type>(1, (static_cast<size_type>(map.size()) + be - 1) / be);
+            count.assign(static_cast<std::size_t>(stages * br), 0);
+            for (size_type i = r0; i < r1; ++i)
+                for (size_type e = rp[i]; e < rp[i + 1]; ++e) ++count[(position[ci[e]] / be) * br + (i - r0)];
+            auto& width = widths[b];
+            width.assign(static_cast<std::size_t>(stages * warps), 0);
+            for (size_type s = 0; s < stages; ++s)
+                for (size_type r = 0; r < br; ++r)
+                    width[s * warps + r / w] = std::max(width[s * warps + r / w], count[s * br + r]);
         }
     }
-    t.map.resize(map_at.back());
-    t.index.resize(slot_at.back() * w);
-    t.values.resize(slot_at.back() * w);
-#pragma omp parallel for schedule(dynamic, 1)
+
+    // Offsets: stages, map entries and slots of every block.
+    std::vector<size_type> stage_at(blocks + 1, 0), map_at(blocks + 1, 0);
     for (size_type b = 0; b < blocks; ++b) {
-        std::copy(parts[b].map.begin(), parts[b].map.end(), t.map.begin() + map_at[b]);
-        std::copy(parts[b].index.begin(), parts[b].index.end(), t.index.begin() + slot_at[b] * w);
-        std::copy(parts[b].values.begin(), parts[b].values.end(), t.values.begin() + slot_at[b] * w);
-        BlockPart<V, I>().map.swap(parts[b].map);
+        stage_at[b + 1] = stage_at[b] + static_cast<size_type>(widths[b].size()) / warps;
+        map_at[b + 1] = map_at[b] + static_cast<size_type>(maps[b].size());
+    }
+    t.buffdispl = stage_at;
+    t.mapdispl.assign(stage_at.back() + 1, 0);
+    t.warpdispl.assign(stage_at.back() * warps + 1, 0);
+    for (size_type b = 0; b < blocks; ++b) {
+        const size_type stages = stage_at[b + 1] - stage_at[b], distinct = static_cast<size_type>(maps[b].size());
+        for (size_type s = 0; s < stages; ++s) {
+            const size_type stage = stage_at[b] + s;
+            t.mapdispl[stage + 1] = t.mapdispl[stage] + std::min(be, std::max<size_type>(0, distinct - s * be));
+            for (size_type wi = 0; wi < warps; ++wi)
+                t.warpdispl[stage * warps + wi + 1] = t.warpdispl[stage * warps + wi] + widths[b][s * warps + wi];
+        }
+    }
+    const size_type slots = t.warpdispl.back();
+    t.map.resize(static_cast<std::size_t>(map_at.back()));
+    t.index.resize(static_cast<std::size_t>(slots * w));
+    t.values.resize(static_cast<std::size_t>(slots * w));
+
+    // Pass 2: every entry to its slot (padding stays value 0, index 0).
+#pragma omp parallel
+    {
+        std::vector<I> position(static_cast<std::size_t>(a.cols()), 0);
+        std::vector<size_type> fill;
+#pragma omp for schedule(dynamic, 4)
+        for (size_type b = 0; b < blocks; ++b) {
+            const size_type r0 = b * br, r1 = std::min(a.rows(), r0 + br);
+            const auto& map = maps[b];
+            std::copy(map.begin(), map.end(), t.map.begin() + map_at[b]);
+            for (std::size_t i = 0; i < map.size(); ++i) position[map[i]] = static_cast<I>(i);
+            const size_type stages = stage_at[b + 1] - stage_at[b];
+            fill.assign(static_cast<std::size_t>(stages * br), 0);
+            for (size_type i = r0; i < r1; ++i) {
+                const size_type r = i - r0;
+                for (size_type e = rp[i]; e < rp[i + 1]; ++e) {
+                    const size_type pos = position[ci[e]], s = pos / be;
+                    const size_type m = fill[s * br + r]++;
+                    const size_type slot = (t.warpdispl[(stage_at[b] + s) * warps + r / w] + m) * w + r % w;
+                    t.index[slot] = static_cast<std::uint16_t>(pos - s * be);
+                    t.values[slot] = va[e];
+                }
+            }
+            std::vector<I>().swap(maps[b]);
+        }
     }
     return t;
 }

@@ -21,17 +21,6 @@ std::string_view to_string(SpmmAlgorithm algorithm) {
     return "unknown";
 }
 
-Backend resolve_backend(Backend requested) {
-    if (requested == Backend::automatic)
-        return cuda::device_available() ? Backend::cuda : Backend::cpu;
-    if (requested == Backend::cuda && !cuda::device_available()) {
-        // Ask the cuda layer for its own error: NotCompiled or "no device".
-        cuda::device_description();
-        TESSEL_THROW(CudaError, "backend cuda requested but no CUDA device is available");
-    }
-    return requested;
-}
-
 SpmmAlgorithm choose_csr_algorithm(Backend backend, double average_row_length) {
     const bool merge = average_row_length < merge_row_length_threshold;
     switch (backend) {

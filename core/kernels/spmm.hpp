@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "core/kernels/spmm_kernels.hpp"
+#include "core/backend.hpp"
 #include "core/types.hpp"
 
 namespace tessel {
@@ -25,9 +26,6 @@ std::string_view to_string(SpmmAlgorithm algorithm);
 /// Below this average row length the merge-based CSR kernel wins (Yang, Buluç, Owens 2018).
 inline constexpr double merge_row_length_threshold = 9.35;
 
-/// automatic -> cuda when a device is present, else cpu. Throws NotCompiled when cuda is
-/// asked for and this build has no CUDA, CudaError when it has but no device is present.
-Backend resolve_backend(Backend requested);
 
 /// The CSR kernel for a backend: merge-based below merge_row_length_threshold, else row split.
 SpmmAlgorithm choose_csr_algorithm(Backend backend, double average_row_length);

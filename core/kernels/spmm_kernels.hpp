@@ -6,6 +6,7 @@
 // other layouts. Instantiated for {float, double} x {int32_t, int64_t}.
 #pragma once
 
+#include "core/backend.hpp"
 #include "core/dense.hpp"
 #include "core/formats/csr.hpp"
 #include "core/formats/sliced_ell.hpp"
@@ -21,12 +22,18 @@ template <typename ValueType, typename IndexType>
 void spmm(const Csr<ValueType, IndexType>& a, DenseView<const ValueType> b,
           DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
 
+/// The oracle on tiled ELL's own arrays (no conversion): every slot of every (block, stage,
+/// warp) in storage order, padding included, any layouts.
+template <typename ValueType, typename IndexType>
+void spmm(const TiledEll<ValueType, IndexType>& a, DenseView<const ValueType> b,
+          DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
+
 }  // namespace reference
 
 namespace cpu {
 
-/// Register tiling factors compiled for the tiled kernels (columns of B per register tile).
-inline constexpr int register_factors[] = {4, 8, 16, 32};
+/// Register tiling factors compiled for the tiled-ELL kernel (columns of B per pass over A).
+inline constexpr int register_factors[] = {1, 2, 4, 8, 12, 16, 32, 64};
 
 /// CSR row split: rows divided among threads, each row's K outputs accumulated in
 /// registers, vectorised over K.
@@ -40,26 +47,24 @@ template <typename ValueType, typename IndexType>
 void spmm_merge(const Csr<ValueType, IndexType>& a, DenseView<const ValueType> b,
                 DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
 
-/// Tiled ELL: one block per task; per stage the mapped rows of B are copied into a staging
-/// buffer (a register tile of columns at a time) and the ELL slots read it with 16-bit
-/// indices. `register_factor` is one of register_factors, or 0 to choose from k.
+/// Tiled ELL (core/cpu/tiled_ell_block.hpp): one task per (row block, tile of R columns);
+/// per stage the mapped rows of B are staged R-wide (in place when already packed) and the
+/// ELL slots read them with 16-bit indices. R = 1 runs SIMD over the 32 lanes of a slot; R >= 2
+/// keeps several rows x R columns in registers. A row's products are added in storage order,
+/// so a column's result does not depend on R. `register_factor` is one of register_factors,
+/// or 0 for choose_register_factor(k). Throws DimensionMismatch, InvalidInput (factor).
 template <typename ValueType, typename IndexType>
 void spmm_tiled_ell(const TiledEll<ValueType, IndexType>& a, DenseView<const ValueType> b,
                     DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {},
                     int register_factor = 0);
 
-/// The register factor the cpu tiled kernel picks for k right-hand sides.
+/// The register factor the cpu tiled kernel picks for k right-hand sides: the smallest power
+/// of two >= k, 64 past 64 (A is then read once per 64 columns).
 int choose_register_factor(size_type k);
 
 }  // namespace cpu
 
 namespace cuda {
-
-/// True when this build has CUDA and a device is present (never throws).
-bool device_available();
-
-/// Name and memory of device 0, or "none".
-std::string device_description();
 
 // Host-level entry points: copy A, B to the device, run, copy C back. They time nothing
 // themselves; device-resident forms for applications are in core/cuda/device_spmm.hpp.

@@ -12,8 +12,8 @@
 #include "apps/xct/projector.hpp"
 #include "apps/xct/siddon.hpp"
 #include "apps/xct/system_matrix.hpp"
-#include "apps/xct/tiled_ell_build.hpp"
-#include "apps/xct/tiled_ell_kernel.hpp"
+#include "core/kernels/spmm_kernels.hpp"
+#include "tests/core/tiled_ell_oracle.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 
 using namespace tessel;
@@ -101,9 +101,9 @@ TEST_CASE("Hilbert orderings are permutations; Hilbert order raises the reuse of
     options.tiles = {64, 1024};
     LocalProjector<float> pn(build_rows<float>(g, natural, 0, g.num_rays()), options);
     LocalProjector<float> ph(build_rows<float>(g, hilbert, 0, g.num_rays()), options);
-    INFO("reuse natural " << pn.a_tiled().average_reuse() << " hilbert " << ph.a_tiled().average_reuse());
-    CHECK(ph.a_tiled().average_reuse() > pn.a_tiled().average_reuse());
-    CHECK(ph.at_tiled().average_reuse() > pn.at_tiled().average_reuse());
+    INFO("reuse natural " << pn.a_tiled()->average_reuse() << " hilbert " << ph.a_tiled()->average_reuse());
+    CHECK(ph.a_tiled()->average_reuse() > pn.a_tiled()->average_reuse());
+    CHECK(ph.at_tiled()->average_reuse() > pn.at_tiled()->average_reuse());
     const auto d = ph.describe();
     CHECK(d["A"]["nnz"].get<size_type>() == ph.nnz());
 }
@@ -152,7 +152,7 @@ TEST_CASE("the K columns of one SpMM equal K separate products", "[xct][operator
     }
 }
 
-TEMPLATE_TEST_CASE("the slot-order tiled ELL kernel equals the reference", "[xct][operator][kernel]", float, double) {
+TEMPLATE_TEST_CASE("core's tiled ELL kernel equals the reference on projection matrices", "[xct][operator][kernel]", float, double) {
     using V = TestType;
     const auto g = small_geometry(37, 41);  // rows that do not divide the blocks
     const auto o = make_ordering(g, DomainOrder::hilbert, 8);
@@ -168,7 +168,7 @@ TEMPLATE_TEST_CASE("the slot-order tiled ELL kernel equals the reference", "[xct
                     if (rf == 1 && k > 3) continue;
                     const auto x = random_matrix<V>(m->cols(), k, 9);
                     DenseMatrix<V> y(m->rows(), k, Layout::row_major, V{-7}), ref(m->rows(), k);
-                    spmm_tiled_slots(t, DenseView<const V>(x.view()), y.view(), rf);
+                    cpu::spmm_tiled_ell(t, DenseView<const V>(x.view()), y.view(), Epilogue<V>{}, rf);
                     reference::spmm(*m, DenseView<const V>(x.view()), ref.view());
                     INFO("block rows " << tiles.block_rows << " buffer " << tiles.buffer_entries << " k " << k << " rf " << rf);
                     for (size_type i = 0; i < y.size(); ++i)
@@ -178,17 +178,18 @@ TEMPLATE_TEST_CASE("the slot-order tiled ELL kernel equals the reference", "[xct
     // A leading dimension larger than the columns, and a bad register factor.
     const auto t = tiled_ell_from_csr(a, {64, 512});
     DenseMatrix<V> wide_x(a.cols(), 8, Layout::row_major, V{1}), wide_y(a.rows(), 8), ref(a.rows(), 3);
-    spmm_tiled_slots(t, DenseView<const V>(wide_x.data(), a.cols(), 3, Layout::row_major, 8),
-                     DenseView<V>(wide_y.data(), a.rows(), 3, Layout::row_major, 8));
+    cpu::spmm_tiled_ell(t, DenseView<const V>(wide_x.data(), a.cols(), 3, Layout::row_major, 8),
+                        DenseView<V>(wide_y.data(), a.rows(), 3, Layout::row_major, 8));
     reference::spmm(a, DenseView<const V>(wide_x.data(), a.cols(), 3, Layout::row_major, 8), ref.view());
     for (size_type i = 0; i < a.rows(); ++i)
         for (size_type j = 0; j < 3; ++j) REQUIRE(double(wide_y(i, j)) == Approx(double(ref(i, j))).epsilon(1e-5));
     DenseMatrix<V> y(a.rows(), 3);
-    CHECK_THROWS_AS(spmm_tiled_slots(t, DenseView<const V>(wide_x.data(), a.cols(), 3, Layout::row_major, 8), y.view(), 3),
+    CHECK_THROWS_AS(cpu::spmm_tiled_ell(t, DenseView<const V>(wide_x.data(), a.cols(), 3, Layout::row_major, 8), y.view(),
+                                        Epilogue<V>{}, 3),
                     InvalidInput);
 }
 
-TEST_CASE("the two-pass tiled ELL build equals core's, array for array", "[xct][operator][kernel]") {
+TEST_CASE("core's two-pass tiled ELL build equals the serial oracle on projection matrices", "[xct][operator][kernel]") {
     const auto g = small_geometry(45, 33);
     for (auto kind : {DomainOrder::natural, DomainOrder::hilbert}) {
         const auto o = make_ordering(g, kind, 8);
@@ -197,7 +198,7 @@ TEST_CASE("the two-pass tiled ELL build equals core's, array for array", "[xct][
         for (const auto& tiles : {TiledEllConfig{32, 1}, TiledEllConfig{64, 100}, TiledEllConfig{128, 4096},
                                   TiledEllConfig{256, 65536}})
             for (const Csr<float, Index>* m : std::initializer_list<const Csr<float, Index>*>{&a, &at}) {
-                const auto mine = build_tiled_ell(*m, tiles), core = tiled_ell_from_csr(*m, tiles);
+                const auto mine = tiled_ell_from_csr(*m, tiles), core = test::tiled_ell_oracle(*m, tiles);
                 INFO("block rows " << tiles.block_rows << " buffer " << tiles.buffer_entries);
                 CHECK(mine.rows == core.rows);
                 CHECK(mine.nnz == core.nnz);
@@ -209,5 +210,5 @@ TEST_CASE("the two-pass tiled ELL build equals core's, array for array", "[xct][
                 CHECK(mine.values == core.values);
             }
     }
-    CHECK_THROWS_AS(build_tiled_ell(Csr<float, Index>(), TiledEllConfig{48, 16}), InvalidInput);
+    CHECK_THROWS_AS(tiled_ell_from_csr(Csr<float, Index>(), TiledEllConfig{48, 16}), InvalidInput);
 }

@@ -1,0 +1,287 @@
+// The cpu tiled-ELL block kernels that every tiled driver shares: one row block of A times R
+// columns of B, with the epilogue fused into the store. Internal to core/cpu.
+//
+// Two designs, chosen by R (a visible branch in block_kernel):
+//  - R = 1, slot order (from xct): the 32 lanes of an ELL slot are one SIMD operation (a
+//    gather from the staged buffer), four slots per visit of the block's accumulators.
+//  - R >= 2, register tiles (from spdnn): G rows x R columns live in vector registers while the
+//    rows' slots stream past; partial sums of multi-stage blocks wait in a per-thread buffer.
+// Both add a row's products one at a time in storage order (ascending column within a row, as
+// reference::spmm on sorted CSR), so a column's result does not depend on R or on the
+// columns beside it.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "core/aligned_allocator.hpp"
+#include "core/error.hpp"
+#include "core/formats/tiled_ell.hpp"
+#include "core/kernels/epilogue.hpp"
+
+namespace tessel::cpu::detail {
+
+/// R columns of the input: row q (a global column index of A) at base + q·ld + k0, of which
+/// the first `width` are real (the rest are staged as zeros).
+template <typename V>
+struct InputColumns {
+    const V* base;
+    size_type ld;
+    size_type k0;
+    size_type width;
+};
+
+/// Where the block's rows go: row i at base + i·ld + k0, `width` columns.
+template <typename V>
+struct OutputColumns {
+    V* base;
+    size_type ld;
+    size_type k0;
+    size_type width;
+};
+
+/// Per-thread buffers of the block kernels, grown on demand and reused.
+template <typename V>
+struct BlockScratch {
+    std::vector<V, AlignedAllocator<V>> stage;  // staged input rows, R values each
+    std::vector<V, AlignedAllocator<V>> part;   // partial sums between stages / R = 1 accumulators
+    std::vector<V, AlignedAllocator<V>> dense;  // gathered or densified input (tile drivers)
+};
+
+template <typename V, int N>
+struct VectorOf {
+    typedef V type __attribute__((vector_size(N * sizeof(V))));
+};
+
+/// The register layout of one row of R columns: C vectors of VW values, G rows at once.
+template <typename V, int R>
+struct RegisterTile {
+    static constexpr int max_lanes = 64 / int(sizeof(V));  // one 512-bit register
+    static constexpr int vw = R % max_lanes == 0 ? max_lanes
+                              : R % (max_lanes / 2) == 0 ? max_lanes / 2
+                              : R % (max_lanes / 4) == 0 ? max_lanes / 4
+                                                         : 1;
+    static constexpr int c = R / vw;
+    static constexpr int g = c <= 2 ? 8 : (c <= 4 ? 4 : 2);
+    using vec = typename VectorOf<V, vw>::type;
+};
+
+template <typename Vec, typename V>
+inline Vec load_vec(const V* p) {
+    Vec v;
+    std::memcpy(&v, p, sizeof(Vec));
+    return v;
+}
+template <typename Vec, typename V>
+inline void store_vec(V* p, Vec v) {
+    std::memcpy(p, &v, sizeof(Vec));
+}
+
+/// The rows of stage s packed R-wide: in place when they are one contiguous run of an input
+/// that is itself packed (ld == R, all columns real), otherwise copied into scratch.stage.
+template <int R, typename V, typename I>
+const V* stage_rows(const TiledEll<V, I>& a, size_type s, const InputColumns<V>& in, BlockScratch<V>& scratch) {
+    const I* map = a.map.data() + a.mapdispl[s];
+    const size_type staged = a.mapdispl[s + 1] - a.mapdispl[s];
+    const bool packed = in.ld == R && in.k0 == 0 && in.width == R;
+    if (packed && (staged == 0 || size_type(map[staged - 1]) - size_type(map[0]) == staged - 1))
+        return in.base + (staged ? size_type(map[0]) * R : 0);
+    if (scratch.stage.size() < std::size_t(staged * R)) scratch.stage.resize(std::size_t(staged * R));
+    V* buf = scratch.stage.data();
+    for (size_type e = 0; e < staged; ++e) {
+        const V* src = in.base + size_type(map[e]) * in.ld + in.k0;
+        if (in.width == R) {
+#pragma omp simd
+            for (int k = 0; k < R; ++k) buf[e * R + k] = src[k];
+        } else {
+            for (int k = 0; k < R; ++k) buf[e * R + k] = k < in.width ? src[k] : V{0};
+        }
+    }
+    return buf;
+}
+
+/// y := epilogue(z) for one output value (the same expression as Epilogue::apply).
+template <typename V>
+inline V finish(V z, const Epilogue<V>& ep) {
+    return ep.apply(z);
+}
+
+/// Writes R accumulated values of one row; returns their nonzero lanes as bits when Track.
+template <bool Track, int R, typename V>
+inline std::uint64_t write_row(const V* sums, const OutputColumns<V>& out, size_type row, const Epilogue<V>& ep) {
+    V* o = out.base + row * out.ld + out.k0;
+    std::uint64_t bits = 0;
+    for (size_type k = 0; k < out.width; ++k) {
+        const V y = finish(sums[k], ep);
+        o[k] = y;
+        if constexpr (Track) bits |= std::uint64_t(y != V{0}) << k;
+    }
+    return bits;
+}
+
+/// R = 1: SIMD over the 32 lanes of each slot, four slots per visit of the accumulators.
+template <bool Track, typename V, typename I>
+std::uint64_t slot_order_block(const TiledEll<V, I>& a, size_type blk, const InputColumns<V>& in,
+                               const OutputColumns<V>& out, const Epilogue<V>& ep, BlockScratch<V>& scratch) {
+    constexpr size_type L = TiledEll<V, I>::warp_size;
+    const size_type warps = a.warps_per_block();
+    const size_type first_row = blk * a.config.block_rows;
+    const size_type rows = std::min(a.config.block_rows, a.rows - first_row);
+    if (scratch.part.size() < std::size_t(a.config.block_rows)) scratch.part.resize(std::size_t(a.config.block_rows));
+    V* acc = scratch.part.data();
+    std::fill(acc, acc + a.config.block_rows, V{0});
+    for (size_type s = a.buffdispl[blk]; s < a.buffdispl[blk + 1]; ++s) {
+        const V* buf = stage_rows<1>(a, s, in, scratch);
+        const size_type* wd = a.warpdispl.data() + s * warps;
+        for (size_type w = 0; w * L < rows; ++w) {
+            V* o = acc + w * L;
+            size_type m = wd[w];
+            const size_type end = wd[w + 1];
+            for (; m + 4 <= end; m += 4) {
+                const V* val = a.values.data() + m * L;
+                const std::uint16_t* idx = a.index.data() + m * L;
+#pragma omp simd
+                for (size_type lane = 0; lane < L; ++lane) {
+                    V sum = o[lane];
+                    sum += val[lane] * buf[idx[lane]];
+                    sum += val[L + lane] * buf[idx[L + lane]];
+                    sum += val[2 * L + lane] * buf[idx[2 * L + lane]];
+                    sum += val[3 * L + lane] * buf[idx[3 * L + lane]];
+                    o[lane] = sum;
+                }
+            }
+            for (; m < end; ++m) {
+                const V* val = a.values.data() + m * L;
+                const std::uint16_t* idx = a.index.data() + m * L;
+#pragma omp simd
+                for (size_type lane = 0; lane < L; ++lane) o[lane] += val[lane] * buf[idx[lane]];
+            }
+        }
+    }
+    std::uint64_t bits = 0;
+    for (size_type r = 0; r < rows; ++r) bits |= write_row<Track, 1>(acc + r, out, first_row + r, ep);
+    return bits;
+}
+
+/// R >= 2: G rows x R columns in registers per warp group; the epilogue fused into the store.
+template <bool Track, int R, typename V, typename I>
+std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const InputColumns<V>& in,
+                             const OutputColumns<V>& out, const Epilogue<V>& ep, BlockScratch<V>& scratch) {
+    using T = RegisterTile<V, R>;
+    using vec = typename T::vec;
+    constexpr int C = T::c, G = T::g, VW = T::vw;
+    constexpr size_type L = TiledEll<V, I>::warp_size;
+    const size_type warps = a.warps_per_block();
+    const size_type first_row = blk * a.config.block_rows;
+    const size_type rows = std::min(a.config.block_rows, a.rows - first_row);
+    const size_type s_begin = a.buffdispl[blk], s_end = a.buffdispl[blk + 1];
+    const bool full = out.width == R;
+    const vec zero = vec{} * V(0);
+    const vec bias = zero + ep.bias, lower = zero + ep.lower, upper = zero + ep.upper;
+    vec any[C];
+    for (int c = 0; c < C; ++c) any[c] = zero;
+    std::uint64_t partial_bits = 0;  // rows written by the scalar path (narrow tiles)
+    const std::size_t part_size = std::size_t(a.config.block_rows + G) * R;
+    if ((s_end - s_begin > 1 || !full) && scratch.part.size() < part_size) scratch.part.resize(part_size);
+    const V* values = a.values.data();
+    const std::uint16_t* index = a.index.data();
+
+    for (size_type s = s_begin; s < s_end; ++s) {
+        const bool first = s == s_begin, last = s + 1 == s_end;
+        const V* src = stage_rows<R>(a, s, in, scratch);
+        const size_type* wd = a.warpdispl.data() + s * warps;
+        for (size_type wi = 0; wi * L < rows; ++wi) {
+            const size_type m0 = wd[wi], m1 = wd[wi + 1];
+            for (size_type lane0 = 0; lane0 < L && wi * L + lane0 < rows; lane0 += G) {
+                const size_type row0 = wi * L + lane0;
+                V* keep = scratch.part.data() + row0 * R;
+                vec acc[G][C];
+#pragma GCC unroll 8
+                for (int g = 0; g < G; ++g)
+#pragma GCC unroll 8
+                    for (int c = 0; c < C; ++c) acc[g][c] = first ? zero : load_vec<vec>(keep + g * R + c * VW);
+                for (size_type m = m0; m < m1; ++m) {
+                    const V* v = values + m * L + lane0;
+                    const std::uint16_t* ix = index + m * L + lane0;
+#pragma GCC unroll 8
+                    for (int g = 0; g < G; ++g) {
+                        const V* x = src + size_type(ix[g]) * R;
+                        const V w = v[g];
+#pragma GCC unroll 8
+                        for (int c = 0; c < C; ++c) acc[g][c] += w * load_vec<vec>(x + c * VW);
+                    }
+                }
+                if (!last || !full) {  // kept for the next stage, or for the scalar store
+#pragma GCC unroll 8
+                    for (int g = 0; g < G; ++g)
+#pragma GCC unroll 8
+                        for (int c = 0; c < C; ++c) store_vec(keep + g * R + c * VW, acc[g][c]);
+                    if (last) {
+                        const size_type valid = std::min<size_type>(G, rows - row0);
+                        for (size_type g = 0; g < valid; ++g)
+                            partial_bits |= write_row<Track, R>(keep + g * R, out, first_row + row0 + g, ep);
+                    }
+                    continue;
+                }
+                const int valid = static_cast<int>(std::min<size_type>(G, rows - row0));
+#pragma GCC unroll 8
+                for (int g = 0; g < G; ++g) {
+                    if (g >= valid) break;
+                    V* o = out.base + (first_row + row0 + g) * out.ld + out.k0;
+#pragma GCC unroll 8
+                    for (int c = 0; c < C; ++c) {
+                        vec y = acc[g][c];
+                        if (ep.enabled) {
+                            y = y + bias;
+                            y = y < lower ? lower : (y > upper ? upper : y);
+                        }
+                        store_vec(o + c * VW, y);
+                        if constexpr (Track) {
+                            const vec mag = y < zero ? -y : y;
+                            any[c] = any[c] > mag ? any[c] : mag;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if constexpr (!Track) return 0;
+    std::uint64_t bits = partial_bits;
+    for (int c = 0; c < C; ++c)
+        for (int k = 0; k < VW; ++k)
+            if (any[c][k] != V(0)) bits |= std::uint64_t{1} << (c * VW + k);
+    return bits;
+}
+
+/// One row block for R columns: the visible choice between the two designs.
+template <bool Track, int R, typename V, typename I>
+std::uint64_t block_kernel(const TiledEll<V, I>& a, size_type blk, const InputColumns<V>& in,
+                           const OutputColumns<V>& out, const Epilogue<V>& ep, BlockScratch<V>& scratch) {
+    if constexpr (R == 1)
+        return slot_order_block<Track>(a, blk, in, out, ep, scratch);
+    else
+        return register_block<Track, R>(a, blk, in, out, ep, scratch);
+}
+
+/// Calls f.template operator()<R>() for a compiled register factor (cpu::register_factors);
+/// throws InvalidInput for any other.
+template <typename F>
+void dispatch_register_factor(int r, F&& f) {
+    switch (r) {
+    case 1: return f.template operator()<1>();
+    case 2: return f.template operator()<2>();
+    case 4: return f.template operator()<4>();
+    case 8: return f.template operator()<8>();
+    case 12: return f.template operator()<12>();
+    case 16: return f.template operator()<16>();
+    case 32: return f.template operator()<32>();
+    case 64: return f.template operator()<64>();
+    default:
+        TESSEL_INVALID_INPUT("register factor", 0,
+                             std::to_string(r) + " is not one of the compiled factors 1, 2, 4, 8, 12, 16, 32, 64");
+    }
+}
+
+}  // namespace tessel::cpu::detail

@@ -1,0 +1,110 @@
+// The local SpMM operator: building the format once, the host kernels, the description.
+#include "core/operator/spmm_operator.hpp"
+
+#include "core/error.hpp"
+#include "core/instantiate.hpp"
+#include "core/kernels/spmm.hpp"
+
+namespace tessel {
+
+std::string_view to_string(SparseFormat format) {
+    return format == SparseFormat::csr ? "csr" : "tiled-ell";
+}
+
+SparseFormat parse_format(std::string_view name) {
+    if (name == "csr") return SparseFormat::csr;
+    if (name == "tiled-ell") return SparseFormat::tiled_ell;
+    TESSEL_INVALID_INPUT("--format", 0, "unknown sparse format '" + std::string(name) + "' (expected csr or tiled-ell)");
+}
+
+template <typename V, typename I>
+SpmmOperator<V, I>::SpmmOperator(Csr<V, I> a, const SpmmOperatorConfig& config)
+    : config_(config), format_(config.format), rows_(a.rows()), cols_(a.cols()), nnz_(a.nnz()) {
+    config_.backend = resolve_backend(config.backend);
+    if (format_ == SparseFormat::tiled_ell) {
+        tiled_ = tiled_ell_from_csr(a, config_.tiles);
+        a = Csr<V, I>();  // the CSR copy goes before anything else is allocated
+    } else {
+        csr_ = std::move(a);
+    }
+    if (config_.backend == Backend::cuda) make_device();
+}
+
+template <typename V, typename I>
+double SpmmOperator<V, I>::bytes() const {
+    if (format_ == SparseFormat::csr)
+        return double(nnz_) * double(sizeof(I) + sizeof(V)) + double(rows_ + 1) * sizeof(size_type);
+    return double(tiled_.stored()) * double(sizeof(std::uint16_t) + sizeof(V)) + double(tiled_.map.size()) * sizeof(I) +
+           double(tiled_.buffdispl.size() + tiled_.mapdispl.size() + tiled_.warpdispl.size()) * sizeof(size_type);
+}
+
+template <typename V, typename I>
+void SpmmOperator<V, I>::multiply(DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep) {
+    TESSEL_ENSURE_DIMS(b.rows == cols_ && c.rows == rows_ && b.cols == c.cols,
+                       "spmm operator: A is " + std::to_string(rows_) + "x" + std::to_string(cols_) + ", B is " +
+                           std::to_string(b.rows) + "x" + std::to_string(b.cols) + ", C is " +
+                           std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    if (config_.backend == Backend::cuda) return multiply_on_device(b, c, ep, nullptr, true);
+    // The visible branch: the oracle when asked for, else the cpu kernel of the format.
+    if (format_ == SparseFormat::tiled_ell) {
+        if (config_.backend == Backend::reference)
+            reference::spmm(tiled_, b, c, ep);
+        else
+            tessel::spmm(tiled_, b, c, ep, Backend::cpu, config_.register_factor);
+    } else {
+        tessel::spmm(csr_, b, c, ep, config_.backend);
+    }
+}
+
+template <typename V, typename I>
+void SpmmOperator<V, I>::multiply_device(DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep, void* stream) {
+    if (config_.backend != Backend::cuda)
+        TESSEL_INVALID_INPUT("spmm operator", 0,
+                             "device views given to an operator on the " + std::string(to_string(config_.backend)) +
+                                 " backend");
+    TESSEL_ENSURE_DIMS(b.rows == cols_ && c.rows == rows_ && b.cols == c.cols,
+                       "spmm operator: A is " + std::to_string(rows_) + "x" + std::to_string(cols_) + ", B is " +
+                           std::to_string(b.rows) + "x" + std::to_string(b.cols));
+    multiply_on_device(b, c, ep, stream, false);
+}
+
+template <typename V, typename I>
+std::string SpmmOperator<V, I>::kernel_description(size_type k) const {
+    const std::string where = std::string(to_string(config_.backend));
+    if (format_ == SparseFormat::csr) {
+        const bool merge = rows_ && double(nnz_) / double(rows_) < merge_row_length_threshold;
+        return where + " csr " + (merge ? "merge-based" : "row split") +
+               (config_.backend == Backend::cuda ? " (resident)" : "");
+    }
+    if (config_.backend == Backend::cuda) return "cuda tiled ELL (resident, shared-memory staging)";
+    if (config_.backend == Backend::reference) return "reference tiled ELL";
+    if (config_.register_factor == 0 && k <= 0)
+        return "cpu tiled ELL, R chosen from k (slot order for R = 1, register tiles above)";
+    const int r = config_.register_factor ? config_.register_factor : cpu::choose_register_factor(k);
+    return "cpu tiled ELL, R = " + std::to_string(r) + (r == 1 ? " (slot order)" : " (register tiles)");
+}
+
+template <typename V, typename I>
+nlohmann::json SpmmOperator<V, I>::describe() const {
+    nlohmann::json j{{"format", std::string(to_string(format_))},
+                     {"backend", std::string(to_string(config_.backend))},
+                     {"rows", rows_},
+                     {"cols", cols_},
+                     {"nnz", nnz_},
+                     {"bytes", bytes()}};
+    if (format_ == SparseFormat::tiled_ell) {
+        j["block_rows"] = config_.tiles.block_rows;
+        j["buffer_entries"] = config_.tiles.buffer_entries;
+        j["stored"] = tiled_.stored();
+        j["padding"] = tiled_.padding_overhead();
+        j["average_reuse"] = tiled_.average_reuse();
+        j["stages"] = tiled_.num_stages();
+    }
+    return j;
+}
+
+#define TESSEL_INSTANTIATE(V, I) template class SpmmOperator<V, I>;
+TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
+#undef TESSEL_INSTANTIATE
+
+}  // namespace tessel

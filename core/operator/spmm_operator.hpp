@@ -1,0 +1,89 @@
+// The local SpMM operator: a sparse matrix that is multiplied many times (xct's A and Aᵀ,
+// spdnn's layers, a distributed operator's local block), built once from a configuration,
+// kept resident (in device memory on cuda) and multiplied with host or device views.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "core/backend.hpp"
+#include "core/dense.hpp"
+#include "core/formats/csr.hpp"
+#include "core/formats/tiled_ell.hpp"
+#include "core/kernels/epilogue.hpp"
+
+namespace tessel {
+
+/// The storage the operator keeps.
+enum class SparseFormat { csr, tiled_ell };
+std::string_view to_string(SparseFormat format);
+/// "csr" or "tiled-ell"; throws InvalidInput naming the accepted values.
+SparseFormat parse_format(std::string_view name);
+
+/// How an operator is built and which kernel runs.
+struct SpmmOperatorConfig {
+    /// automatic is resolved once, when the operator is built (core/backend.hpp).
+    Backend backend = Backend::cpu;
+    SparseFormat format = SparseFormat::tiled_ell;
+    /// Tiled ELL: rows per block and staged entries per stage.
+    TiledEllConfig tiles{256, 4096};
+    /// Columns of B per pass over A (cpu::register_factors; cuda takes 4, 8, 16, 32); 0 chooses from k.
+    int register_factor = 0;
+};
+
+/// A built once (its format made, the CSR input released), resident on the configured backend.
+/// C := epilogue(A·B): A m x n, B n x k, C m x k, row-major with any leading dimension.
+template <typename ValueType, typename IndexType>
+class SpmmOperator {
+public:
+    SpmmOperator();
+    /// Takes `a` and builds the configured format (tiled ELL releases the CSR), uploading it on
+    /// cuda. Throws InvalidInput (configuration), NotCompiled / CudaError (cuda).
+    SpmmOperator(Csr<ValueType, IndexType> a, const SpmmOperatorConfig& config);
+    ~SpmmOperator();
+    SpmmOperator(SpmmOperator&&) noexcept;
+    SpmmOperator& operator=(SpmmOperator&&) noexcept;
+
+    size_type rows() const { return rows_; }
+    size_type cols() const { return cols_; }
+    size_type nnz() const { return nnz_; }
+    const SpmmOperatorConfig& config() const { return config_; }
+    /// Bytes of the format held (host copy; the device holds the same again on cuda).
+    double bytes() const;
+    /// The host copy of the matrix (null for the other format).
+    const TiledEll<ValueType, IndexType>* tiled() const { return format_ == SparseFormat::tiled_ell ? &tiled_ : nullptr; }
+    const Csr<ValueType, IndexType>* csr() const { return format_ == SparseFormat::csr ? &csr_ : nullptr; }
+
+    /// C := epilogue(A·B) with host B and C (copied through the device on cuda, whose buffers
+    /// are kept while the shapes stay the same). Throws DimensionMismatch, CudaError.
+    void multiply(DenseView<const ValueType> b, DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
+    /// The same with device pointers (cuda only), enqueued on `stream` (a cudaStream_t, null =
+    /// the default stream) without waiting. Throws InvalidInput on a host backend.
+    void multiply_device(DenseView<const ValueType> b, DenseView<ValueType> c,
+                         const Epilogue<ValueType>& epilogue = {}, void* stream = nullptr);
+    /// The kernel that runs, as --verbose says it ("cpu tiled ELL, R = 16", ...).
+    std::string kernel_description(size_type k) const;
+    /// Sizes, padding, reuse, backend and kernel for metrics files.
+    nlohmann::json describe() const;
+
+private:
+    struct Device;
+    struct DeviceDeleter {  // defined with Device (core/cuda), so this header needs no CUDA
+        void operator()(Device* d) const;
+    };
+    SpmmOperatorConfig config_;
+    SparseFormat format_ = SparseFormat::csr;
+    size_type rows_ = 0, cols_ = 0, nnz_ = 0;
+    Csr<ValueType, IndexType> csr_;
+    TiledEll<ValueType, IndexType> tiled_;
+    std::unique_ptr<Device, DeviceDeleter> device_;
+
+    void make_device();
+    void multiply_on_device(DenseView<const ValueType> b, DenseView<ValueType> c, const Epilogue<ValueType>& ep,
+                            void* stream, bool host_operands);
+};
+
+}  // namespace tessel

@@ -1,0 +1,79 @@
+// The local SpMM operator: every format and backend against the reference, its description.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/error.hpp"
+#include "core/generators.hpp"
+#include "core/kernels/spmm_kernels.hpp"
+#include "core/operator/spmm_operator.hpp"
+
+using namespace tessel;
+
+namespace {
+
+template <typename V, typename I>
+void check_operator(const SpmmOperatorConfig& config) {
+    const auto a = generate::power_law<V, I>(900, 1200, 7.0, 2.1, 31);
+    const auto ep = Epilogue<V>::bias_relu_cap(V(-0.1), V(3));
+    for (size_type k : {1, 5, 16, 40}) {
+        const auto b = generate::random_dense<V>(a.cols(), k, Layout::row_major, 2);
+        DenseMatrix<V> want(a.rows(), k), got(a.rows(), k, Layout::row_major, V(7));
+        reference::spmm<V, I>(a, b.view(), want.view(), ep);
+        SpmmOperator<V, I> op(Csr<V, I>(a), config);
+        op.multiply(b.view(), got.view(), ep);
+        size_type bad = 0;
+        for (size_type i = 0; i < a.rows(); ++i)
+            for (size_type j = 0; j < k; ++j)
+                if (std::abs(double(got(i, j)) - double(want(i, j))) > 1e-4 * (1 + std::abs(double(want(i, j))))) ++bad;
+        INFO("format " << to_string(config.format) << " backend " << to_string(config.backend) << " k " << k);
+        CHECK(bad == 0);
+        CHECK(op.nnz() == a.nnz());
+        CHECK(op.bytes() > double(a.nnz()) * sizeof(V));
+    }
+}
+
+}  // namespace
+
+TEMPLATE_PRODUCT_TEST_CASE("the operator equals the reference in every format on cpu and reference",
+                           "[operator][cpu]", std::pair, ((float, std::int32_t), (double, std::int64_t))) {
+    using V = typename TestType::first_type;
+    using I = typename TestType::second_type;
+    for (auto backend : {Backend::cpu, Backend::reference})
+        for (auto format : {SparseFormat::csr, SparseFormat::tiled_ell})
+            check_operator<V, I>({backend, format, {64, 300}, 0});
+    check_operator<V, I>({Backend::cpu, SparseFormat::tiled_ell, {128, 4096}, 4});
+}
+
+TEST_CASE("the operator keeps one format, describes it and refuses what it cannot do", "[operator]") {
+    const auto a = generate::stencil_2d<float, std::int32_t>(40);
+    SpmmOperator<float, std::int32_t> tiled(Csr<float, std::int32_t>(a), {Backend::cpu, SparseFormat::tiled_ell, {64, 512}, 0});
+    CHECK(tiled.tiled() != nullptr);
+    CHECK(tiled.csr() == nullptr);
+    CHECK(tiled.describe()["format"] == "tiled-ell");
+    CHECK(tiled.describe()["block_rows"] == 64);
+    CHECK(tiled.kernel_description(16) == "cpu tiled ELL, R = 16 (register tiles)");
+    CHECK(tiled.kernel_description(1) == "cpu tiled ELL, R = 1 (slot order)");
+    SpmmOperator<float, std::int32_t> csr(Csr<float, std::int32_t>(a), {Backend::cpu, SparseFormat::csr, {}, 0});
+    CHECK(csr.csr() != nullptr);
+    CHECK(csr.kernel_description(8) == "cpu csr merge-based");
+    DenseMatrix<float> b(a.cols(), 2), c(a.rows() + 1, 2);
+    CHECK_THROWS_WITH(tiled.multiply(b.view(), c.view()), Catch::Contains("spmm operator: A is 1600x1600"));
+    CHECK_THROWS_WITH(tiled.multiply_device(b.view(), c.view()), Catch::Contains("device views given to an operator on the cpu backend"));
+    CHECK_THROWS_WITH(parse_format("ell"), Catch::Contains("unknown sparse format 'ell' (expected csr or tiled-ell)"));
+    CHECK(parse_format("tiled-ell") == SparseFormat::tiled_ell);
+    if (!cuda::device_available())
+        CHECK_THROWS((SpmmOperator<float, std::int32_t>(Csr<float, std::int32_t>(a), {Backend::cuda, SparseFormat::csr, {}, 0})));
+}
+
+TEMPLATE_PRODUCT_TEST_CASE("the operator on cuda equals the reference (resident matrix)", "[operator][cuda]", std::pair,
+                           ((float, std::int32_t), (double, std::int64_t))) {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    using V = typename TestType::first_type;
+    using I = typename TestType::second_type;
+    for (auto format : {SparseFormat::csr, SparseFormat::tiled_ell})
+        check_operator<V, I>({Backend::cuda, format, {128, 1024}, 0});
+}
