@@ -21,6 +21,7 @@
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
 #include "core/kernels/spgemm.hpp"
+#include "core/cuda/entry_points.hpp"
 
 namespace tessel::cuda {
 
@@ -577,13 +578,7 @@ Csr<V, I> spgemm_cusparse(const Csr<V, I>& a, const Csr<V, I>& b) {
     return c;
 }
 
-#define TESSEL_INSTANTIATE(V, I)                                                               \
-    template SpgemmPlan spgemm_symbolic(const Csr<V, I>&, const Csr<V, I>&,                    \
-                                        const SpgemmOptions&);                                 \
-    template void spgemm_numeric(const SpgemmPlan&, const Csr<V, I>&, const Csr<V, I>&,        \
-                                 Csr<V, I>&);                                                  \
-    template Csr<V, I> spgemm(const Csr<V, I>&, const Csr<V, I>&, const SpgemmOptions&);       \
-    template Csr<V, I> spgemm_cusparse(const Csr<V, I>&, const Csr<V, I>&);
+#define TESSEL_INSTANTIATE(V, I) TESSEL_CUDA_SPGEMM_ENTRY_POINTS(TESSEL_CUDA_INSTANTIATE_ENTRY, V, I)
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 

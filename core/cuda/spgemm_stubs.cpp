@@ -1,4 +1,5 @@
 // Stand-ins for the CUDA SpGEMM in builds without nvcc: they throw NotCompiled.
+#include "core/cuda/entry_points.hpp"
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
 #include "core/kernels/spgemm.hpp"
@@ -13,31 +14,9 @@ namespace {
 }
 }  // namespace
 
-template <typename V, typename I>
-SpgemmPlan spgemm_symbolic(const Csr<V, I>&, const Csr<V, I>&, const SpgemmOptions&) {
-    not_compiled("cuda::spgemm_symbolic");
-}
-template <typename V, typename I>
-void spgemm_numeric(const SpgemmPlan&, const Csr<V, I>&, const Csr<V, I>&, Csr<V, I>&) {
-    not_compiled("cuda::spgemm_numeric");
-}
-template <typename V, typename I>
-Csr<V, I> spgemm(const Csr<V, I>&, const Csr<V, I>&, const SpgemmOptions&) {
-    not_compiled("cuda::spgemm");
-}
-template <typename V, typename I>
-Csr<V, I> spgemm_cusparse(const Csr<V, I>&, const Csr<V, I>&) {
-    not_compiled("cuda::spgemm_cusparse");
-}
-
-#define TESSEL_INSTANTIATE(V, I)                                                               \
-    template SpgemmPlan spgemm_symbolic(const Csr<V, I>&, const Csr<V, I>&,                    \
-                                        const SpgemmOptions&);                                 \
-    template void spgemm_numeric(const SpgemmPlan&, const Csr<V, I>&, const Csr<V, I>&,        \
-                                 Csr<V, I>&);                                                  \
-    template Csr<V, I> spgemm(const Csr<V, I>&, const Csr<V, I>&, const SpgemmOptions&);       \
-    template Csr<V, I> spgemm_cusparse(const Csr<V, I>&, const Csr<V, I>&);
-TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
-#undef TESSEL_INSTANTIATE
+// Every entry point of core/cuda/entry_points.hpp, for every value and index type.
+#define TESSEL_STUBS(V, I) TESSEL_CUDA_SPGEMM_ENTRY_POINTS(TESSEL_CUDA_STUB_ENTRY, V, I)
+TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_STUBS)
+#undef TESSEL_STUBS
 
 }  // namespace tessel::cuda

@@ -1,6 +1,7 @@
 // Host-level CUDA SpMM entry points: upload A and B, run the device kernel, download C.
 #include "core/cuda/detail.hpp"
 #include "core/cuda/device_spmm.hpp"
+#include "core/cuda/entry_points.hpp"
 #include "core/instantiate.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 
@@ -64,15 +65,7 @@ void spmm_tiled_ell(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> 
     });
 }
 
-#define TESSEL_INSTANTIATE(V, I)                                                               \
-    template void spmm_warp_row(const Csr<V, I>&, DenseView<const V>, DenseView<V>,            \
-                                const Epilogue<V>&);                                           \
-    template void spmm_merge(const Csr<V, I>&, DenseView<const V>, DenseView<V>,               \
-                             const Epilogue<V>&);                                              \
-    template void spmm_cusparse(const Csr<V, I>&, DenseView<const V>, DenseView<V>,            \
-                                const Epilogue<V>&);                                           \
-    template void spmm_tiled_ell(const TiledEll<V, I>&, DenseView<const V>, DenseView<V>,      \
-                                 const Epilogue<V>&, int);
+#define TESSEL_INSTANTIATE(V, I) TESSEL_CUDA_SPMM_ENTRY_POINTS(TESSEL_CUDA_INSTANTIATE_ENTRY, V, I)
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 

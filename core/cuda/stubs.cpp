@@ -1,4 +1,5 @@
 // Stand-ins for the CUDA backend in builds without nvcc: they throw NotCompiled.
+#include "core/cuda/entry_points.hpp"
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
 #include "core/kernels/spmm_kernels.hpp"
@@ -15,35 +16,10 @@ namespace tessel::cuda {
 bool device_available() { return false; }
 std::string device_description() { return "none (built without CUDA)"; }
 
-template <typename V, typename I>
-void spmm_warp_row(const Csr<V, I>&, DenseView<const V>, DenseView<V>, const Epilogue<V>&) {
-    not_compiled("cuda::spmm_warp_row");
-}
-template <typename V, typename I>
-void spmm_merge(const Csr<V, I>&, DenseView<const V>, DenseView<V>, const Epilogue<V>&) {
-    not_compiled("cuda::spmm_merge");
-}
-template <typename V, typename I>
-void spmm_cusparse(const Csr<V, I>&, DenseView<const V>, DenseView<V>, const Epilogue<V>&) {
-    not_compiled("cuda::spmm_cusparse");
-}
-template <typename V, typename I>
-void spmm_tiled_ell(const TiledEll<V, I>&, DenseView<const V>, DenseView<V>, const Epilogue<V>&,
-                    int) {
-    not_compiled("cuda::spmm_tiled_ell");
-}
-
-#define TESSEL_INSTANTIATE(V, I)                                                               \
-    template void spmm_warp_row(const Csr<V, I>&, DenseView<const V>, DenseView<V>,            \
-                                const Epilogue<V>&);                                           \
-    template void spmm_merge(const Csr<V, I>&, DenseView<const V>, DenseView<V>,               \
-                             const Epilogue<V>&);                                              \
-    template void spmm_cusparse(const Csr<V, I>&, DenseView<const V>, DenseView<V>,            \
-                                const Epilogue<V>&);                                           \
-    template void spmm_tiled_ell(const TiledEll<V, I>&, DenseView<const V>, DenseView<V>,      \
-                                 const Epilogue<V>&, int);
-TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
-#undef TESSEL_INSTANTIATE
+// Every entry point of core/cuda/entry_points.hpp, for every value and index type.
+#define TESSEL_STUBS(V, I) TESSEL_CUDA_SPMM_ENTRY_POINTS(TESSEL_CUDA_STUB_ENTRY, V, I)
+TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_STUBS)
+#undef TESSEL_STUBS
 
 }  // namespace tessel::cuda
 

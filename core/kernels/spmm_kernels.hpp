@@ -9,7 +9,6 @@
 #include "core/backend.hpp"
 #include "core/dense.hpp"
 #include "core/formats/csr.hpp"
-#include "core/formats/sliced_ell.hpp"
 #include "core/formats/tiled_ell.hpp"
 #include "core/kernels/epilogue.hpp"
 

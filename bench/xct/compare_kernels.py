@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Times tessel-xct's CGLS iterations with each local kernel, back to back in one run, and
+prints the median seconds per iteration and the ratio to the CSR row split of the same binary
+and rank count (issue 12's table). Each case: BINARY:KERNEL[:RANKS]."""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def run_case(binary, kernel, ranks, args):
+    with tempfile.TemporaryDirectory() as tmp:
+        metrics = os.path.join(tmp, "m.json")
+        cmd = [binary, "--phantom", str(args.size), "--angles", str(args.angles), "--num-slices",
+               str(args.slices), "--iterations", str(args.iterations), "--kernel", kernel, "--metrics", metrics]
+        env = dict(os.environ)
+        if ranks > 1:  # the same cores split among the ranks
+            threads = int(env.get("OMP_NUM_THREADS", os.cpu_count()))
+            env["OMP_NUM_THREADS"] = str(max(1, threads // ranks))
+            cmd = ["mpiexec", "-n", str(ranks), "--bind-to", "none"] + cmd + ["--data-ranks", str(ranks)]
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, env=env)
+        with open(metrics) as f:
+            m = json.load(f)
+    its = m["iteration_seconds"]
+    # The first two iterations warm the caches and the thread team up.
+    return statistics.median(its[2:] if len(its) > 4 else its), m["phases"]["build"]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("cases", nargs="+", help="BINARY:KERNEL[:RANKS]")
+    p.add_argument("--size", type=int, default=512)
+    p.add_argument("--angles", type=int, default=750)
+    p.add_argument("--slices", type=int, default=16)
+    p.add_argument("--iterations", type=int, default=12)
+    p.add_argument("--json", help="write the rows here")
+    args = p.parse_args()
+    rows = []
+    for case in args.cases:
+        parts = case.split(":")
+        binary, kernel, ranks = parts[0], parts[1], int(parts[2]) if len(parts) > 2 else 1
+        t, build = run_case(binary, kernel, ranks, args)
+        rows.append({"binary": binary, "kernel": kernel, "ranks": ranks, "median_s_per_iteration": t,
+                     "build_s": build})
+        print(f"{binary} {kernel} ranks={ranks}: {t:.4f} s/iteration (build {build:.1f} s)", file=sys.stderr)
+    print("| binary | kernel | data ranks | s / iteration (median) | vs csr, same binary and ranks | build s |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        csr = [q for q in rows if q["binary"] == r["binary"] and q["ranks"] == r["ranks"] and q["kernel"] == "csr"]
+        ratio = f"{r['median_s_per_iteration'] / csr[0]['median_s_per_iteration']:.2f}x" if csr else "-"
+        print(f"| {r['binary']} | {r['kernel']} | {r['ranks']} | {r['median_s_per_iteration']:.4f} | {ratio} | "
+              f"{r['build_s']:.1f} |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"size": args.size, "angles": args.angles, "slices": args.slices,
+                       "iterations": args.iterations, "rows": rows}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
