@@ -21,6 +21,7 @@ set(TESSEL_PUBLIC_HEADERS
   partition/balanced_partition.hpp partition/process_grid.hpp partition/dist_setup.hpp
   apps/xct/api.hpp apps/xct/reconstruct.hpp apps/xct/phantom.hpp
   apps/spdnn/inference.hpp apps/spdnn/network.hpp apps/spdnn/generator.hpp
+  apps/spdnn/reference_inference.hpp
   apps/ccsd_abcd/executor.hpp apps/ccsd_abcd/problem.hpp apps/ccsd_abcd/synthetic_generator.hpp
   apps/ccsd_abcd/molecule_generator.hpp apps/ccsd_abcd/problem_file.hpp
 )
