@@ -36,7 +36,10 @@ def reconstruct(tomo, theta, center=None, algorithm="cgls", num_iter=50, *, tol=
         raise ValueError(f"algorithm: {algorithm!r} is not one of 'cgls', 'sirt'")
     theta = _angles(theta)
     if center is not None:
-        center = float(np.asarray(center).reshape(-1)[0]) if np.ndim(center) else float(center)
+        centers = np.asarray(center, dtype=np.float64).reshape(-1)
+        if centers.size == 0 or np.any(centers != centers[0]):
+            raise ValueError("center: one rotation centre for every slice is supported")
+        center = float(centers[0])
     volume, info = _tessel._xct_reconstruct(tomo, theta, center, algorithm, int(num_iter), float(tol),
                                             bool(nonneg), int(size), int(batch_slices),
                                             bool(sinogram_order), order, backend)
