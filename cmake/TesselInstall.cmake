@@ -37,6 +37,8 @@ set(TESSEL_INSTALLED_PROGRAMS tessel-xct tessel-spdnn tessel-abcd)
 set_property(GLOBAL APPEND PROPERTY TESSEL_CONFIG_DEPENDENCIES
   "find_dependency(MPI COMPONENTS CXX)"
   "find_dependency(OpenMP COMPONENTS CXX)"
+  "get_property(tessel_languages GLOBAL PROPERTY ENABLED_LANGUAGES)"
+  "if(NOT \"C\" IN_LIST tessel_languages)\n  enable_language(C)  # FindHDF5 compiles a C test\nendif()"
   "find_dependency(HDF5 COMPONENTS C)"
   "find_dependency(BLAS)"
   "find_dependency(PNG)"

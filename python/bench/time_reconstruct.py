@@ -1,6 +1,6 @@
 """Times tessel.xct.reconstruct against tessel-xct on the same sinograms (README's numbers).
 
-    PYTHONPATH=build/python python3 python/bench_reconstruct.py build/apps/xct/tessel-xct [N] [slices] [iterations]
+    PYTHONPATH=build/python python3 python/bench/time_reconstruct.py build/apps/xct/tessel-xct [N] [slices] [iterations]
 
 The sinograms are the 3-D Shepp-Logan phantom's, written by tessel-xct --save-sinogram (raw
 MemXCT files); the CLI reads them, the module gets them as a TomoPy-layout numpy array. Both
