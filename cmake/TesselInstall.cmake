@@ -31,9 +31,13 @@ set(TESSEL_EXPORTED_LIBRARIES tessel_core:core tessel_io:io tessel_partition:par
                               tessel_xct:xct tessel_spdnn:spdnn tessel_abcd:abcd)
 set(TESSEL_INSTALLED_PROGRAMS tessel-xct tessel-spdnn tessel-abcd)
 
-# Dependencies found again by tesselConfig.cmake. Other modules append lines with
-# tessel_config_dependency(...) (for example FFTW or TIFF) before this file is included, or
-# after it, as long as it happens before the end of the top-level CMakeLists.txt.
+# Dependencies found again by tesselConfig.cmake (the libraries are static, so a consumer links
+# them too). A module that adds one (FFTW, TIFF, ...) appends its line from anywhere in the
+# build, before or after this file is read, for example in apps/xct/CMakeLists.txt:
+#   set_property(GLOBAL APPEND PROPERTY TESSEL_CONFIG_DEPENDENCIES
+#                "pkg_check_modules(FFTW3F REQUIRED IMPORTED_TARGET fftw3f)")
+# or, after this file, tessel_config_dependency("find_dependency(TIFF)"). The config file is
+# written once the whole tree has been read.
 set_property(GLOBAL APPEND PROPERTY TESSEL_CONFIG_DEPENDENCIES
   "find_dependency(MPI COMPONENTS CXX)"
   "find_dependency(OpenMP COMPONENTS CXX)"
