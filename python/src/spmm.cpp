@@ -1,6 +1,6 @@
 // tessel._spmm: C = A·B with A in CSR (scipy's arrays) and B a dense numpy array. A is copied
-// into tessel's CSR (64-bit row offsets); B is read in place (C- or Fortran-ordered) and C is
-// written in place into the returned array.
+// into tessel's CSR (64-bit row offsets); B is viewed in place (C-ordered; the kernel copies a
+// Fortran-ordered one row-major) and C is written in place into the returned array.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 

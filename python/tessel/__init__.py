@@ -30,7 +30,9 @@ def _csr_parts(A, name):
 
 def spmm(A, B, backend="auto"):
     """C = A @ B for a scipy.sparse CSR matrix A (float32 or float64) and a dense numpy array B
-    of A's dtype, shape (A.shape[1], k), C- or Fortran-ordered (read in place). Returns C as a
-    new C-ordered array (A.shape[0], k). backend: "auto", "cpu" or "cuda"."""
+    of A's dtype, shape (A.shape[1], k). A C-ordered B is read in place (a Fortran-ordered one
+    is copied row-major by the kernel); C is a new C-ordered array (A.shape[0], k) written in
+    place. A's arrays are copied into tessel's CSR (64-bit row offsets). backend: "auto",
+    "cpu" or "cuda"."""
     rows, cols, indptr, indices, data = _csr_parts(A, "A")
     return _tessel._spmm(rows, cols, indptr, indices, data, B, backend)
