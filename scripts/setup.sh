@@ -12,6 +12,8 @@ packages=(
   libeigen3-dev libgraphblas-dev librsb-dev libdbcsr-dev
   # METIS row reordering, compared with k-means (partition/metis_reorder; built only when present)
   libmetis-dev
+  # the Python module (import tessel) and its tests; h5py reads tessel-xct's output in them
+  pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest python3-h5py
 )
 
 missing=()

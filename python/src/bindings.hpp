@@ -1,0 +1,12 @@
+// The functions of tessel._tessel, one file per part.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace tessel::python {
+
+void bind_spmm(pybind11::module_& m);   // _spmm
+void bind_xct(pybind11::module_& m);    // _xct_reconstruct, _xct_project
+void bind_spdnn(pybind11::module_& m);  // _spdnn_infer
+
+}  // namespace tessel::python
