@@ -12,8 +12,9 @@ set(TESSEL_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/tessel)
 set(TESSEL_PUBLIC_HEADERS
   core/types.hpp core/error.hpp core/dense.hpp core/timer.hpp core/metrics.hpp
   core/version.hpp core/generators.hpp
-  core/formats/coo.hpp core/formats/csr.hpp core/formats/sliced_ell.hpp core/formats/tiled_ell.hpp
-  core/kernels/spmm.hpp core/kernels/spgemm.hpp
+  core/formats/coo.hpp core/formats/csr.hpp core/formats/tiled_ell.hpp
+  core/backend.hpp core/kernels/spmm.hpp core/kernels/spgemm.hpp core/kernels/tiled_ell_tiles.hpp
+  core/operator/spmm_operator.hpp
   core/dist/make_grid_spmm.hpp core/dist/sender_multiplies_spmm.hpp
   io/matrix_market.hpp io/graph_challenge.hpp io/memxct_raw.hpp io/hdf5_file.hpp
   io/data_exchange.hpp io/png_writer.hpp

@@ -17,12 +17,12 @@ file(REMOVE_RECURSE ${prefix} ${examples})
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
 # Only the public headers: internals (kernels' insides, cuda sources) stay out.
-foreach(internal core/cpu/register_tile.hpp core/cuda/detail.hpp apps/xct/tiled_ell_kernel.hpp)
+foreach(internal core/cpu/register_tile.hpp core/cpu/tiled_ell_block.hpp core/cuda/detail.hpp)
   if(EXISTS ${prefix}/include/tessel/${internal})
     message(FATAL_ERROR "internal header installed: include/tessel/${internal}")
   endif()
 endforeach()
-foreach(needed include/tessel/core/kernels/spmm.hpp include/tessel/apps/xct/api.hpp
+foreach(needed include/tessel/core/kernels/spmm.hpp include/tessel/core/operator/spmm_operator.hpp include/tessel/apps/xct/api.hpp
                lib/cmake/tessel/tesselConfig.cmake lib/cmake/tessel/tesselConfigVersion.cmake bin/tessel-xct)
   if(NOT EXISTS ${prefix}/${needed})
     message(FATAL_ERROR "not installed: ${needed}")
