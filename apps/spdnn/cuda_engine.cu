@@ -12,6 +12,7 @@
 #include "core/error.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 #include "core/formats/tiled_ell.hpp"
+#include "core/operator/spmm_operator.hpp"
 #include "core/timer.hpp"
 
 namespace tessel::spdnn {
@@ -155,13 +156,16 @@ private:
         src_d_ = cuda::DeviceBuffer<long long>(capacity_);
     }
 
-    const cuda::DeviceTiledEll<Value, Index>& device_ell(size_type k, const TiledEll<Value, Index>& wt) {
+    // Layer k as core's operator, resident on the device (kept for stable weights, replaced
+    // layer by layer for streamed ones).
+    SpmmOperator<Value, Index>& device_operator(size_type k, const TiledEll<Value, Index>& wt) {
+        const SpmmOperatorConfig config{Backend::cuda, SparseFormat::tiled_ell, wt.config, register_factor_};
         if (stable_) {
             auto& slot = ell_[k];
-            if (!slot) slot = std::make_unique<cuda::DeviceTiledEll<Value, Index>>(wt, stream_);
+            if (!slot) slot = std::make_unique<SpmmOperator<Value, Index>>(wt, config);
             return *slot;
         }
-        streamed_ell_ = std::make_unique<cuda::DeviceTiledEll<Value, Index>>(wt, stream_);
+        streamed_ell_ = std::make_unique<SpmmOperator<Value, Index>>(wt, config);
         return *streamed_ell_;
     }
     const cuda::DeviceCsr<Value, Index>& device_csr(size_type k, const TiledEll<Value, Index>& wt) {
@@ -181,8 +185,9 @@ private:
             if (cusparse_) {
                 cuda::device::spmm_cusparse(device_csr(k, wt), b, c, ep, stream_, handle_.get());
             } else {
-                const auto launch = cuda::device::spmm_tiled_ell(device_ell(k, wt), b, c, ep, register_factor_, stream_);
-                used_factor_ = launch.register_factor;
+                auto& op = device_operator(k, wt);
+                op.multiply_device(b, c, ep, stream_);
+                used_factor_ = op.last_register_factor();
             }
         }
         TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream_));
@@ -236,9 +241,9 @@ private:
     cuda::DeviceBuffer<float> b_, c_;
     cuda::DeviceBuffer<int> live_d_;
     cuda::DeviceBuffer<long long> src_d_;
-    std::map<size_type, std::unique_ptr<cuda::DeviceTiledEll<Value, Index>>> ell_;
+    std::map<size_type, std::unique_ptr<SpmmOperator<Value, Index>>> ell_;
     std::map<size_type, std::unique_ptr<cuda::DeviceCsr<Value, Index>>> csr_;
-    std::unique_ptr<cuda::DeviceTiledEll<Value, Index>> streamed_ell_;
+    std::unique_ptr<SpmmOperator<Value, Index>> streamed_ell_;
     std::unique_ptr<cuda::DeviceCsr<Value, Index>> streamed_csr_;
 };
 

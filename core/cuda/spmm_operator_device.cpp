@@ -57,7 +57,7 @@ void SpmmOperator<V, I>::multiply_on_device(DenseView<const V> b, DenseView<V> c
         // The cuda kernel takes register factors 4..32; others (cpu's 1, 2, 12, 64) choose.
         const int r = config_.register_factor;
         const int factor = (r == 4 || r == 8 || r == 16 || r == 32) ? r : 0;
-        cuda::device::spmm_tiled_ell(d.tiled, b, c, ep, factor, stream);
+        last_register_factor_ = cuda::device::spmm_tiled_ell(d.tiled, b, c, ep, factor, stream).register_factor;
     } else if (choose_csr_algorithm(Backend::cuda, d.csr.average_row_length()) == SpmmAlgorithm::cuda_merge) {
         cuda::device::spmm_merge(d.csr, b, c, ep, stream);
     } else {

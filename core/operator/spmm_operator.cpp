@@ -31,6 +31,16 @@ SpmmOperator<V, I>::SpmmOperator(Csr<V, I> a, const SpmmOperatorConfig& config)
 }
 
 template <typename V, typename I>
+SpmmOperator<V, I>::SpmmOperator(TiledEll<V, I> a, const SpmmOperatorConfig& config)
+    : config_(config), format_(SparseFormat::tiled_ell), rows_(a.rows), cols_(a.cols), nnz_(a.nnz),
+      tiled_(std::move(a)) {
+    config_.backend = resolve_backend(config.backend);
+    config_.format = SparseFormat::tiled_ell;
+    config_.tiles = tiled_.config;
+    if (config_.backend == Backend::cuda) make_device();
+}
+
+template <typename V, typename I>
 double SpmmOperator<V, I>::bytes() const {
     if (format_ == SparseFormat::csr)
         return double(nnz_) * double(sizeof(I) + sizeof(V)) + double(rows_ + 1) * sizeof(size_type);
@@ -47,10 +57,12 @@ void SpmmOperator<V, I>::multiply(DenseView<const V> b, DenseView<V> c, const Ep
     if (config_.backend == Backend::cuda) return multiply_on_device(b, c, ep, nullptr, true);
     // The visible branch: the oracle when asked for, else the cpu kernel of the format.
     if (format_ == SparseFormat::tiled_ell) {
-        if (config_.backend == Backend::reference)
+        if (config_.backend == Backend::reference) {
             reference::spmm(tiled_, b, c, ep);
-        else
+        } else {
             tessel::spmm(tiled_, b, c, ep, Backend::cpu, config_.register_factor);
+            last_register_factor_ = config_.register_factor ? config_.register_factor : cpu::choose_register_factor(b.cols);
+        }
     } else {
         tessel::spmm(csr_, b, c, ep, config_.backend);
     }

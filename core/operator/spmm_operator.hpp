@@ -43,6 +43,9 @@ public:
     /// Takes `a` and builds the configured format (tiled ELL releases the CSR), uploading it on
     /// cuda. Throws InvalidInput (configuration), NotCompiled / CudaError (cuda).
     SpmmOperator(Csr<ValueType, IndexType> a, const SpmmOperatorConfig& config);
+    /// Takes a tiled ELL matrix built elsewhere (spdnn's prepared layers); config.format and
+    /// config.tiles follow the matrix. Uploads it on cuda.
+    SpmmOperator(TiledEll<ValueType, IndexType> a, const SpmmOperatorConfig& config);
     ~SpmmOperator();
     SpmmOperator(SpmmOperator&&) noexcept;
     SpmmOperator& operator=(SpmmOperator&&) noexcept;
@@ -64,6 +67,9 @@ public:
     /// the default stream) without waiting. Throws InvalidInput on a host backend.
     void multiply_device(DenseView<const ValueType> b, DenseView<ValueType> c,
                          const Epilogue<ValueType>& epilogue = {}, void* stream = nullptr);
+    /// The register factor of the last tiled-ELL product (cuda may halve the asked one to fit
+    /// shared memory); 0 before the first or for CSR.
+    int last_register_factor() const { return last_register_factor_; }
     /// The kernel that runs, as --verbose says it ("cpu tiled ELL, R = 16", ...).
     std::string kernel_description(size_type k) const;
     /// Sizes, padding, reuse, backend and kernel for metrics files.
@@ -77,6 +83,7 @@ private:
     SpmmOperatorConfig config_;
     SparseFormat format_ = SparseFormat::csr;
     size_type rows_ = 0, cols_ = 0, nnz_ = 0;
+    int last_register_factor_ = 0;
     Csr<ValueType, IndexType> csr_;
     TiledEll<ValueType, IndexType> tiled_;
     std::unique_ptr<Device, DeviceDeleter> device_;
