@@ -8,6 +8,8 @@ packages=(
   libopenmpi-dev openmpi-bin
   libhdf5-dev libopenblas-dev libhwloc-dev
   catch2 libcli11-dev nlohmann-json3-dev libpng-dev
+  # FFTW (xct's FBP filter and centre finding), libtiff (xct's --tiff stacks)
+  libfftw3-dev libtiff-dev
   # peers for the benchmarks (built only when present)
   libeigen3-dev libgraphblas-dev librsb-dev libdbcsr-dev
   # METIS row reordering, compared with k-means (partition/metis_reorder; built only when present)

@@ -11,10 +11,15 @@
 #include <sstream>
 
 #include "apps/xct/checkpoint.hpp"
+#include "apps/xct/checkpoint_columns.hpp"
 #include "apps/xct/exchange_writer.hpp"
+#include "apps/xct/column_ops.hpp"
 #include "apps/xct/output.hpp"
+#include "apps/xct/output_check.hpp"
+#include "apps/xct/stripe_removal.hpp"
 #include "apps/xct/parallel.hpp"
 #include "apps/xct/phantom.hpp"
+#include "apps/xct/run_plan.hpp"
 #include "apps/xct/system_matrix.hpp"
 #include "apps/xct/transfer.hpp"
 #include "core/comm/mpi_check.hpp"
@@ -22,6 +27,7 @@
 #include "core/metrics.hpp"
 #include "core/version.hpp"
 #include "io/memxct_raw.hpp"
+#include "io/tiff_writer.hpp"
 
 namespace tessel::xct {
 
@@ -39,164 +45,22 @@ std::string sci(double v) {
     return text;
 }
 
-// The memory one rank may use: the option, or MemAvailable shared by the ranks of the node.
-double memory_limit(const ReconstructOptions& o, MPI_Comm world) {
-    double limit = o.memory_limit;
-    if (!(limit > 0)) {
-        MPI_Comm node;
-        TESSEL_MPI_CHECK(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-        const int local = comm::size_of(node);
-        MPI_Comm_free(&node);
-        const double available = available_memory();
-        limit = available > 0 ? available / local : std::numeric_limits<double>::infinity();
-    }
-    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &limit, 1, MPI_DOUBLE, MPI_MIN, world));
-    return limit;
+// "cgls", "sirt", "fbp", "cgls from fbp".
+std::string method_name(const ReconstructOptions& o) {
+    if (o.fbp) return "fbp";
+    return std::string(to_string(o.solver.algorithm)) + (o.init_fbp ? " from fbp" : "");
 }
 
-struct RunPlan {
-    int p_data = 1, p_batch = 1;
-    size_type k = 1;
-    MemoryPlan memory;
-    MemoryEstimate estimate;
-    std::string does_not_fit;  // why the estimate exceeds the limit (dry runs report it)
-};
-
-std::string estimate_text(const MemoryEstimate& e, double limit) {
-    std::ostringstream out;
-    for (const auto& [name, bytes] : e.items) out << "  " << name << ": " << format_bytes(bytes) << "\n";
-    out << "  total (busiest rank): " << format_bytes(e.total()) << ", limit "
-        << (std::isfinite(limit) ? format_bytes(limit) : std::string("none")) << "\n";
-    return out.str();
-}
-
-// Picks the data ranks and the slices per batch so that the estimate fits the limit, or throws
-// OutOfMemoryBudget saying what would fit.
-RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_type nnz, int ranks, double limit,
-                    size_type resume_width) {
-    RunPlan plan;
-    MemoryPlan& m = plan.memory;
-    m.nnz = nnz;
-    m.pixels = info.geometry.num_pixels();
-    m.rays = info.geometry.num_rays();
-    m.value_bytes = o.double_precision ? 8 : 4;
-    m.kernel = o.projector.kernel;
-    m.slices = info.slices;
-    m.input_bytes_per_slice = info.input_bytes_per_slice;
-    m.checkpoint = o.checkpoint_every > 0;
-    auto fits_with = [&](int p_data, size_type k) {
-        MemoryPlan t = m;
-        t.p_data = p_data;
-        t.k = k;
-        t.round_slices = k * (ranks / p_data);
-        return estimate_memory(t).total() <= limit;
-    };
-    if (o.data_ranks > 0) {
-        if (ranks % o.data_ranks != 0)
-            TESSEL_INVALID_INPUT("data-ranks", 0, std::to_string(o.data_ranks) + " data ranks do not divide " +
-                                                      std::to_string(ranks) + " ranks");
-        plan.p_data = o.data_ranks;
-    } else {
-        // MemXCT: data parallelism only until A fits, batch parallelism for the rest.
-        plan.p_data = ranks;
-        for (int d = 1; d <= ranks; ++d)
-            if (ranks % d == 0 && fits_with(d, 1)) {
-                plan.p_data = d;
-                break;
-            }
-    }
-    plan.p_batch = ranks / plan.p_data;
-    const size_type per_group = (info.slices + plan.p_batch - 1) / plan.p_batch;
-    m.p_data = plan.p_data;
-    size_type fit = 0;
-    {
-        // Largest k that fits (the round on rank 0 grows with k too).
-        size_type lo = 0, hi = std::max<size_type>(1, per_group);
-        while (lo < hi) {
-            const size_type mid = (lo + hi + 1) / 2;
-            if (fits_with(plan.p_data, mid))
-                lo = mid;
-            else
-                hi = mid - 1;
-        }
-        fit = lo;
-    }
-    if (resume_width > 0) {
-        if (resume_width % plan.p_batch != 0)
-            TESSEL_INVALID_INPUT("resume", 0, "the checkpoint has rounds of " + std::to_string(resume_width) +
-                                                  " slices, which " + std::to_string(plan.p_batch) +
-                                                  " batch groups cannot share; use a rank grid whose batch count "
-                                                  "divides " + std::to_string(resume_width));
-        plan.k = resume_width / plan.p_batch;
-    } else if (o.batch_slices > 0) {
-        plan.k = o.batch_slices;
-    } else {
-        plan.k = std::max<size_type>(1, std::min(per_group, fit));
-    }
-    m.k = plan.k;
-    m.round_slices = plan.k * plan.p_batch;
-    plan.estimate = estimate_memory(m);
-    if (plan.estimate.total() > limit) {
-        std::string fits;
-        if (fit > 0) {
-            fits = "at most " + std::to_string(fit) + " slices per batch fit (--batch-slices " + std::to_string(fit) +
-                   ")";
-        } else {
-            const int need = min_data_ranks(m, limit);
-            fits = "not even one slice per batch fits with " + std::to_string(plan.p_data) + " data rank(s); " +
-                   (need > 0 ? "use at least " + std::to_string(need) + " data ranks (mpiexec -n " +
-                                   std::to_string(need) + " ... --data-ranks " + std::to_string(need) + ")"
-                             : std::string("no number of data ranks fits"));
-        }
-        plan.does_not_fit =
-                     "estimated " + format_bytes(plan.estimate.total()) + " per rank (A and A^T " +
-                         format_bytes(plan.estimate.matrices) + ", build peak " + format_bytes(plan.estimate.build_peak) +
-                         ", vectors for " + std::to_string(plan.k) + " slices " + format_bytes(plan.estimate.vectors) +
-                         ", rank 0 " + format_bytes(plan.estimate.rank0) + ") exceeds the memory limit " +
-                         format_bytes(limit) + ": " + fits +
-                         "; more data ranks or smaller tiles (--block-rows) also reduce it";
-        if (!o.dry_run) TESSEL_THROW(OutOfMemoryBudget, plan.does_not_fit);
-    }
-    return plan;
-}
-
-// Per-slot vectors of rank 0 (slot = batch group·K + column) packed as [gamma, bnorm, active,
-// history...] with equal lengths, broadcast, and this rank's columns unpacked.
-template <typename V>
-void broadcast_columns(const ParallelLayout& layout, const Checkpoint<V>* c, size_type k, SolverState<V>& st) {
-    long long header[2] = {0, 0};
-    std::vector<double> packed;
-    if (layout.rank == 0) {
-        const std::size_t slots = c->gamma.size();
-        const std::size_t length = c->history.empty() ? 0 : c->history[0].size();
-        header[0] = static_cast<long long>(slots);
-        header[1] = static_cast<long long>(length + 3);
-        for (std::size_t s = 0; s < slots; ++s) {
-            packed.push_back(c->gamma[s]);
-            packed.push_back(c->bnorm[s]);
-            packed.push_back(c->active[s]);
-            packed.insert(packed.end(), c->history[s].begin(), c->history[s].end());
-            packed.resize((s + 1) * (length + 3), c->history[s].empty() ? 0.0 : c->history[s].back());
-        }
-    }
-    TESSEL_MPI_CHECK(MPI_Bcast(header, 2, MPI_LONG_LONG, 0, layout.world));
-    packed.resize(static_cast<std::size_t>(header[0] * header[1]));
-    TESSEL_MPI_CHECK(MPI_Bcast(packed.data(), comm::mpi_count(packed.size()), MPI_DOUBLE, 0, layout.world));
-    if (header[0] != layout.p_batch() * k)
-        TESSEL_INVALID_INPUT("resume", 0, "the checkpoint holds " + std::to_string(header[0]) + " columns, expected " +
-                                              std::to_string(layout.p_batch() * k));
-    st.gamma.assign(k, 0.0);
-    st.bnorm.assign(k, 0.0);
-    st.active.assign(k, 0);
-    st.history.assign(k, {});
-    const long long b = layout.batch_index();
-    for (size_type j = 0; j < k; ++j) {
-        const double* at = packed.data() + (b * k + j) * header[1];
-        st.gamma[j] = at[0];
-        st.bnorm[j] = at[1];
-        st.active[j] = at[2] != 0.0;
-        st.history[j].assign(at + 3, at + header[1]);
-    }
+// Every output path, before any work (rank 0).
+void check_outputs(const ReconstructOptions& o) {
+    if (o.dry_run) return;
+    check_output_file("output", o.output);
+    check_output_file("metrics", o.metrics_path);
+    check_output_file("save-exchange", o.save_exchange);
+    check_output_file("checkpoint", o.checkpoint_path);
+    if (!o.save_sinogram.empty()) check_output_file("save-sinogram", o.save_sinogram + ".sino");
+    check_output_folder("png", o.png_dir);
+    check_output_folder("tiff", o.tiff_dir);
 }
 
 template <typename V>
@@ -211,8 +75,17 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
     std::unique_ptr<SinogramSource> source;
     std::string info_text;
     on_root(world, [&] {
+        check_outputs(o);
         auto scope = times.scope("read");
         source = std::make_unique<SinogramSource>(o.input);
+        for (const auto& warning : source->warnings()) std::fprintf(stderr, "tessel-xct: warning: %s\n", warning.c_str());
+        if (o.center_auto && !o.dry_run && !o.center_search) {
+            auto center_scope = times.scope("center");
+            const InputInfo& in = source->info();
+            const size_type slice = o.center_slice.value_or(in.first_slice + in.slices / 2);
+            const double center = source->find_center(slice);
+            if (talk) log << "rotation centre " << fixed(center, 2) << " (found on slice " << slice << ", Vo et al. 2014)\n";
+        }
         info_text = source->info().json().dump();
     });
     broadcast(world, info_text);
@@ -220,13 +93,22 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
     result.info = info;
     const Geometry& g = info.geometry;
     const size_type num_slices = info.slices;
+    if (o.center_search) {
+        if (world_size > 1) TESSEL_INVALID_INPUT("center-search", 0, "runs on one rank (mpiexec -n 1)");
+        const size_type slice = o.center_slice.value_or(info.first_slice + info.slices / 2);
+        const auto ordering = make_ordering(g, o.order, o.tile);
+        run_center_search<V>(*source, slice, *o.center_search, ordering, o.projector, o.fbp_options,
+                             o.png_dir.empty() ? std::string("center-search") : o.png_dir, o.colormap, log);
+        result.dry_run = true;
+        return result;
+    }
 
     nlohmann::json fingerprint{{"input", info.description},
                                {"geometry", g.describe()},
                                {"first_slice", info.first_slice},
                                {"slices", num_slices},
                                {"center", info.center},
-                               {"solver", std::string(to_string(o.solver.algorithm))},
+                               {"solver", method_name(o)},
                                {"nonneg", o.solver.nonneg},
                                {"precision", sizeof(V) == 8 ? "double" : "single"},
                                {"noise", o.input.noise},
@@ -321,7 +203,9 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
     const double communicate_scale = world_size > 1 ? 1.0 : 0.0;
     auto transfer_scope = [&]() { return times.scope(communicate_scale > 0 ? "communicate" : "reorder"); };
 
-    Solver<V> solver(*op, o.solver, layout.data_sum());
+    SolverOptions solver_options = o.solver;
+    if (o.fbp) solver_options.iterations = 0;  // the filtered backprojection is the answer
+    Solver<V> solver(*op, solver_options, layout.data_sum());
     auto scatter = [&](const std::vector<V>& natural, DenseMatrix<V>& local, bool pixels) {
         auto scope = transfer_scope();
         scatter_domain(layout, natural, local, pixels ? pixel_offsets : ray_offsets,
@@ -330,6 +214,15 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
     auto gather = [&](const DenseMatrix<V>& local, bool pixels) {
         auto scope = transfer_scope();
         return gather_domain(layout, local, pixels ? pixel_offsets : ray_offsets, pixels ? ordering.pixels : ordering.rays);
+    };
+    // Sinogram steps that need whole rows of channels run on rank 0's natural copy.
+    auto on_sinograms = [&](DenseMatrix<V>& m, const char* phase, auto&& step) {
+        auto natural = gather(m, false);
+        on_root(world, [&] {
+            auto scope = times.scope(phase);
+            step(natural);
+        });
+        scatter(natural, m, false);
     };
 
     // 5. Rounds: slot s = b·K + j of round r is slice r·width + s (padding beyond the end).
@@ -424,11 +317,28 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
             scatter(natural, b, false);
         }
 
-        // The state: fresh, or the checkpoint's round.
+        const bool resuming = o.resume && round == first_round;
+        if (o.remove_stripes && !resuming)
+            on_sinograms(b, "stripes", [&](std::vector<V>& s) {
+                remove_stripes_sorting<V>(s, width, g.num_theta(), g.num_rho, o.stripe_size);
+            });
+        // Filtered backprojection: rows filtered on rank 0, then one SpMM with Aᵀ for all slices.
+        DenseMatrix<V> x_fbp;
+        if ((o.fbp || o.init_fbp) && !resuming) {
+            DenseMatrix<V> filtered;
+            copy_matrix(b, filtered);
+            on_sinograms(filtered, "fbp", [&](std::vector<V>& s) {
+                fbp_filter_rows<V>(s, width * g.num_theta(), g.num_rho, g.theta, o.fbp_options);
+            });
+            auto scope = times.scope("fbp");
+            op->backward(filtered, x_fbp);
+        }
+
+        // The state: fresh, from the FBP image, or the checkpoint's round.
         SolverState<V> state;
         iterate_timer.restart();
         const SpmmStats before_start = op->stats();
-        if (o.resume && round == first_round) {
+        if (resuming) {
             std::vector<V> none;
             scatter(world_rank == 0 ? resumed->x : none, state.x, true);
             scatter(world_rank == 0 ? resumed->r : none, state.r, false);
@@ -436,6 +346,8 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
             broadcast_columns(layout, resumed.get(), k, state);
             state.iteration = static_cast<int>(resume_header[1]);
             resumed.reset();
+        } else if (x_fbp.rows() > 0) {
+            solver.start_from(b, x_fbp, state);
         } else {
             solver.start(b, state);
         }
@@ -581,7 +493,7 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
             }
         }
         VolumeAttributes attributes;
-        attributes.algorithm = std::string(to_string(o.solver.algorithm));
+        attributes.algorithm = method_name(o);
         attributes.iterations = result.iterations;
         attributes.residuals = result.residuals;
         attributes.center = info.center;
@@ -594,6 +506,10 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
                             {"order", std::string(to_string(o.order))},
                             {"tol", o.solver.tol},
                             {"nonneg", o.solver.nonneg},
+                            {"filter", std::string(to_string(o.fbp_options.filter))},
+                            {"filter_cutoff", o.fbp_options.cutoff},
+                            {"remove_stripes", o.remove_stripes},
+                            {"center_auto", o.center_auto},
                             {"ranks", world_size},
                             {"data_ranks", plan.p_data},
                             {"batch_ranks", plan.p_batch}};
@@ -606,6 +522,7 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
                 if (chosen.empty()) chosen.push_back(num_slices / 2);
                 write_previews(o.png_dir, volume, g.n, chosen, info.first_slice, o.colormap);
             }
+            if (!o.tiff_dir.empty()) io::write_tiff_stack(o.tiff_dir, volume, num_slices, g.n, info.first_slice);
         }
         const double spmm_seconds = slowest[0];
         const double per_iteration = iterations_run > 0 ? iterate_seconds / double(iterations_run) : 0.0;
@@ -614,7 +531,7 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
         m["geometry"] = {{"n", g.n}, {"num_theta", g.num_theta()}, {"num_rho", g.num_rho}};
         m["slices"] = num_slices;
         m["first_slice"] = info.first_slice;
-        m["solver"] = {{"algorithm", std::string(to_string(o.solver.algorithm))},
+        m["solver"] = {{"algorithm", method_name(o)},
                        {"iterations", result.iterations},
                        {"tol", o.solver.tol},
                        {"nonneg", o.solver.nonneg},
@@ -666,6 +583,7 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
             log << "\n";
             if (!o.output.empty()) log << "volume: " << o.output << "\n";
             if (!o.png_dir.empty()) log << "previews: " << o.png_dir << "\n";
+            if (!o.tiff_dir.empty()) log << "TIFF stack: " << o.tiff_dir << "/recon_*.tiff\n";
             if (!o.metrics_path.empty()) log << "metrics: " << o.metrics_path << "\n";
             if (saved && !o.save_sinogram.empty())
                 log << "sinograms: " << o.save_sinogram << ".sino, " << o.save_sinogram << ".theta\n";

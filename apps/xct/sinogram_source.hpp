@@ -34,6 +34,7 @@ struct InputOptions {
     std::optional<std::pair<size_type, size_type>> slices;  // [first, end) of the available slices
     std::optional<double> center;  // rotation centre in channels (default num_rho/2)
     size_type size = 0;            // image size N (0: the channel count)
+    io::ExchangeOptions exchange;  // Data Exchange: --no-flat, --theta-units
 };
 
 /// "100:228" -> {100, 228}. Throws InvalidInput "slices: ...".
@@ -61,11 +62,21 @@ public:
     /// files, "slices: range 5:9 outside the 4 slices of f.h5", "theta: ...").
     explicit SinogramSource(const InputOptions& options);
     const InputInfo& info() const { return info_; }
+    /// Warnings of opening the input (missing dark, radians theta), for rank 0 to print.
+    const std::vector<std::string>& warnings() const { return warnings_; }
 
     /// Sinograms of selected slices [first, first + count), layout (count, num_theta, num_rho),
     /// centre shifted; `clamped` gets the values clamped before -log. Not for the phantom.
     /// Times "read" and "preprocess". Throws InvalidInput.
     std::vector<float> read(size_type first, size_type count, PhaseTimes& times, size_type& clamped);
+
+    /// One slice's sinogram (num_theta x num_rho) as the detector saw it (normalised, -log, no
+    /// centre shift), for centre finding. `slice` is absolute (a detector row). Throws
+    /// InvalidInput (the phantom, a slice outside the input).
+    std::vector<float> read_unshifted(size_type slice);
+    /// Finds the rotation centre of absolute slice `slice` (Vo et al. 2014) and makes it the
+    /// centre of every slice. Returns it. Throws as read_unshifted and find_center_vo.
+    double find_center(size_type slice);
 
     /// Phantom images of selected slices [first, first + count), layout (count, n, n).
     std::vector<float> phantom_images(size_type first, size_type count) const;
@@ -73,6 +84,7 @@ public:
 private:
     InputOptions options_;
     InputInfo info_;
+    std::vector<std::string> warnings_;
     std::unique_ptr<io::DataExchange> exchange_;
     std::vector<float> raw_;  // raw: the whole file, read on first use
 };

@@ -1,0 +1,155 @@
+// Vo et al. (2014) centre finding: mirrored, shifted sinogram stacked under the original; the
+// 2-D FFT's magnitude summed over the double-wedge mask; coarse then fine search.
+#include "apps/xct/center_finding.hpp"
+
+#include <fftw3.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <numeric>
+
+#include "core/error.hpp"
+
+namespace tessel::xct {
+
+namespace {
+
+constexpr double pi = std::numbers::pi;
+
+/// Keys cubic convolution (a = -0.5) of row `in` at position `at`, edge values outside.
+double cubic_at(const float* in, size_type n, double at) {
+    const double f = std::floor(at);
+    const double t = at - f;
+    auto value = [&](long long i) { return double(in[std::clamp<long long>(i, 0, n - 1)]); };
+    const long long i = static_cast<long long>(f);
+    const double p0 = value(i - 1), p1 = value(i), p2 = value(i + 1), p3 = value(i + 2);
+    return p1 + 0.5 * t * (p2 - p0 + t * (2.0 * p0 - 5.0 * p1 + 4.0 * p2 - p3 + t * (3.0 * (p1 - p2) + p3 - p0)));
+}
+
+/// The sinogram of a search: rows sorted by angle within 180° of the first, at most
+/// max_angles of them (evenly picked).
+struct SearchSinogram {
+    std::vector<float> values;
+    size_type rows = 0, cols = 0;
+};
+
+SearchSinogram prepare(std::span<const float> sinogram, size_type num_theta, size_type num_rho,
+                       const std::vector<double>& theta, size_type max_angles) {
+    std::vector<size_type> order(static_cast<std::size_t>(num_theta));
+    std::iota(order.begin(), order.end(), size_type{0});
+    std::sort(order.begin(), order.end(), [&](size_type a, size_type b) { return theta[a] < theta[b]; });
+    const double first = theta[order[0]];
+    std::vector<size_type> half;
+    for (size_type a : order)
+        if (theta[a] < first + pi - 1e-9) half.push_back(a);
+    const double span = theta[half.back()] - first;
+    if (half.size() < 8 || num_rho < 16 || span < 170.0 * pi / 180.0)
+        TESSEL_INVALID_INPUT("center", 0, "automatic centre finding needs a 180 degree scan of at least 8 angles and 16 "
+                                          "channels (found " + std::to_string(half.size()) + " angles over " +
+                                              std::to_string(span * 180.0 / pi) + " degrees, " +
+                                              std::to_string(num_rho) + " channels)");
+    const size_type stride = (static_cast<size_type>(half.size()) + max_angles - 1) / max_angles;
+    SearchSinogram s;
+    s.cols = num_rho;
+    for (std::size_t i = 0; i < half.size(); i += static_cast<std::size_t>(stride)) {
+        const float* row = sinogram.data() + half[i] * num_rho;
+        s.values.insert(s.values.end(), row, row + num_rho);
+        ++s.rows;
+    }
+    return s;
+}
+
+/// Σ|F| over the double wedge of the stacked (2·rows x cols) sinogram for one shift.
+class Metric {
+public:
+    explicit Metric(const SearchSinogram& s)
+        : s_(s), stacked_(static_cast<std::size_t>(2 * s.rows * s.cols)),
+          spectrum_(fftw_alloc_complex(static_cast<std::size_t>(2 * s.rows * (s.cols / 2 + 1)))) {
+        plan_ = fftw_plan_dft_r2c_2d(int(2 * s.rows), int(s.cols), stacked_.data(), spectrum_, FFTW_ESTIMATE);
+        std::copy(s.values.begin(), s.values.end(), stacked_.begin());
+    }
+    ~Metric() {
+        fftw_destroy_plan(plan_);
+        fftw_free(spectrum_);
+    }
+    Metric(const Metric&) = delete;
+    Metric& operator=(const Metric&) = delete;
+
+    /// Centre in channel-index units (channel c's centre at c).
+    double operator()(double center_index) {
+        const size_type rows = s_.rows, cols = s_.cols;
+        const double shift = 2.0 * (center_index - 0.5 * double(cols - 1));
+        // The mirrored rows stand for θ + π: out(i) = mirror(i - shift), mirror(j) = row(cols-1-j).
+        for (size_type r = 0; r < rows; ++r) {
+            const float* row = s_.values.data() + r * cols;
+            double* out = stacked_.data() + (rows + r) * cols;
+            for (size_type i = 0; i < cols; ++i) out[i] = cubic_at(row, cols, double(cols - 1) - (double(i) - shift));
+        }
+        fftw_execute(plan_);
+        const size_type n_rows = 2 * rows, bins = cols / 2 + 1;
+        // Vo's mask (ratio 0.5): |k_ρ| <= |k_θ|·4(n_rows-1)/(2π n_rows), without the lowest
+        // angular frequencies (drop) and the lowest channel frequencies.
+        const double slope = 4.0 * double(n_rows - 1) / (2.0 * pi * double(n_rows));
+        const size_type drop = std::min<size_type>(20, static_cast<size_type>(std::ceil(0.05 * double(n_rows))));
+        double sum = 0;
+        for (size_type i = 0; i < n_rows; ++i) {
+            const size_type ki = i <= n_rows / 2 ? i : n_rows - i;
+            if (ki <= drop) continue;
+            const double limit = std::ceil(double(ki) * slope);
+            for (size_type k = 2; k < bins && double(k) <= limit; ++k) {
+                const fftw_complex& f = spectrum_[i * bins + k];
+                sum += std::hypot(f[0], f[1]);
+            }
+        }
+        return sum;
+    }
+
+private:
+    const SearchSinogram& s_;
+    std::vector<double> stacked_;
+    fftw_complex* spectrum_;
+    fftw_plan plan_;
+};
+
+/// The minimum of a sampled metric, refined by a parabola through it and its neighbours.
+double refined_minimum(const std::vector<double>& centers, const std::vector<double>& values) {
+    const std::size_t best = std::min_element(values.begin(), values.end()) - values.begin();
+    if (best == 0 || best + 1 == values.size()) return centers[best];
+    const double a = values[best - 1], b = values[best], c = values[best + 1];
+    const double denominator = a - 2.0 * b + c;
+    const double step = centers[best + 1] - centers[best];
+    const double offset = denominator > 0 ? 0.5 * (a - c) / denominator : 0.0;
+    return centers[best] + std::clamp(offset, -0.5, 0.5) * step;
+}
+
+}  // namespace
+
+double find_center_vo(std::span<const float> sinogram, size_type num_theta, size_type num_rho,
+                      const std::vector<double>& theta, const CenterSearchOptions& options) {
+    TESSEL_ENSURE_DIMS(static_cast<size_type>(sinogram.size()) == num_theta * num_rho &&
+                           static_cast<size_type>(theta.size()) == num_theta,
+                       "find_center_vo: sizes do not match " + std::to_string(num_theta) + " x " + std::to_string(num_rho));
+    const SearchSinogram s = prepare(sinogram, num_theta, num_rho, theta, std::max<size_type>(8, options.max_angles));
+    Metric metric(s);
+    const double middle = 0.5 * double(num_rho - 1);
+    const double radius = options.radius > 0 ? options.radius : std::min(50.0, 0.25 * double(num_rho));
+    // Coarse: half-channel steps of the centre are whole-channel shifts of the mirror.
+    std::vector<double> centers, values;
+    for (double c = middle - radius; c <= middle + radius + 1e-9; c += 0.5) {
+        centers.push_back(c);
+        values.push_back(metric(c));
+    }
+    const double coarse = centers[std::min_element(values.begin(), values.end()) - values.begin()];
+    centers.clear();
+    values.clear();
+    const double step = std::max(0.01, options.fine_step);
+    for (double d = -options.fine_radius; d <= options.fine_radius + 1e-9; d += step) {
+        centers.push_back(coarse + d);
+        values.push_back(metric(coarse + d));
+    }
+    // Channel index -> detector columns with edges at 0..num_rho.
+    return refined_minimum(centers, values) + 0.5;
+}
+
+}  // namespace tessel::xct
