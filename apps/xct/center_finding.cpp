@@ -125,6 +125,23 @@ double refined_minimum(const std::vector<double>& centers, const std::vector<dou
 
 }  // namespace
 
+void shift_center_cubic(std::span<float> rows, size_type num_rows, size_type cols, double center) {
+    TESSEL_ENSURE_DIMS(static_cast<size_type>(rows.size()) == num_rows * cols,
+                       "shift_center_cubic: " + std::to_string(rows.size()) + " values for " +
+                           std::to_string(num_rows) + " rows of " + std::to_string(cols));
+    if (!(center >= 0.0 && center <= double(cols)))
+        TESSEL_INVALID_INPUT("center", 0, "rotation centre " + std::to_string(center) + " outside the detector [0, " +
+                                              std::to_string(cols) + "]");
+    const double shift = center - 0.5 * double(cols);
+    std::vector<float> row(static_cast<std::size_t>(cols));
+    for (size_type r = 0; r < num_rows; ++r) {
+        float* values = rows.data() + r * cols;
+        std::copy_n(values, cols, row.begin());
+        for (size_type i = 0; i < cols; ++i)
+            values[i] = static_cast<float>(cubic_at(row.data(), cols, std::clamp(double(i) + shift, 0.0, double(cols - 1))));
+    }
+}
+
 double find_center_vo(std::span<const float> sinogram, size_type num_theta, size_type num_rho,
                       const std::vector<double>& theta, const CenterSearchOptions& options) {
     TESSEL_ENSURE_DIMS(static_cast<size_type>(sinogram.size()) == num_theta * num_rho &&

@@ -33,4 +33,9 @@ struct CenterSearchOptions {
 double find_center_vo(std::span<const float> sinogram, size_type num_theta, size_type num_rho,
                       const std::vector<double>& theta_radians, const CenterSearchOptions& options = {});
 
+/// io::shift_center with Keys cubic interpolation instead of linear (no half-channel blur, so
+/// that trial centres can be compared by eye and by sharpness): out[i] = in(i + center -
+/// cols/2), edge values beyond the detector. Throws InvalidInput when center is outside [0, cols].
+void shift_center_cubic(std::span<float> rows, size_type num_rows, size_type cols, double center);
+
 }  // namespace tessel::xct

@@ -10,7 +10,7 @@
 
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
-#include "io/data_exchange.hpp"
+#include "apps/xct/center_finding.hpp"
 
 namespace tessel::xct {
 
@@ -104,7 +104,7 @@ std::vector<CenterTrialResult> run_center_search(SinogramSource& source, size_ty
     DenseMatrix<V> b(g.num_rays(), count), x;
     for (size_type t = 0; t < count; ++t) {
         std::vector<float> rows = raw;
-        io::shift_center(rows, g.num_theta(), g.num_rho, centers[t]);
+        shift_center_cubic(rows, g.num_theta(), g.num_rho, centers[t]);
         fbp_filter_rows<float>(rows, g.num_theta(), g.num_rho, g.theta, fbp);
         for (size_type i = 0; i < g.num_rays(); ++i) b(i, t) = static_cast<V>(rows[ordering.rays[i]]);
     }
@@ -134,14 +134,14 @@ std::vector<CenterTrialResult> run_center_search(SinogramSource& source, size_ty
         rows.push_back(r);
     }
     write_table((std::filesystem::path(dir) / "center_search.tsv").string(), rows);
-    const auto best = std::min_element(rows.begin(), rows.end(),
-                                       [](const auto& a, const auto& b) { return a.entropy < b.entropy; });
+    const auto best = std::max_element(rows.begin(), rows.end(),
+                                       [](const auto& a, const auto& b) { return a.sharpness < b.sharpness; });
     log << "centre search on slice " << slice << " (" << count << " trials, FBP " << to_string(fbp.filter) << "):\n";
     log << "  centre    entropy  sharpness\n";
     for (const auto& r : rows) {
         char line[96];
         std::snprintf(line, sizeof(line), "  %8.2f  %7.4f  %9.4g%s\n", r.center, r.entropy, r.sharpness,
-                      &r == &*best ? "  <- lowest entropy" : "");
+                      &r == &*best ? "  <- sharpest" : "");
         log << line;
     }
     log << "gallery: " << dir << " (center_*.png, center_search.tsv)\n";

@@ -28,9 +28,11 @@ struct CenterTrialResult {
     double center = 0;
     /// Shannon entropy (bits) of the 256-bin histogram of the image inside the reconstruction
     /// circle: a wrong centre smears edges into arcs and spreads the histogram (Donath et al.,
-    /// J. Opt. Soc. Am. A 23, 1048 (2006)); the smallest is the best.
+    /// J. Opt. Soc. Am. A 23, 1048 (2006)); smaller is better, but on small images it is noisy.
     double entropy = 0;
-    /// Mean squared gradient over the mean squared value inside the circle (larger: sharper).
+    /// Mean squared gradient over the mean squared value inside the circle: a wrong centre
+    /// doubles edges into arcs of half the contrast. Larger is sharper; the table marks the
+    /// sharpest. Trial centres between channels are interpolated and come out a little softer.
     double sharpness = 0;
     std::string png;
 };
@@ -41,7 +43,7 @@ CenterTrialResult score_image(const std::vector<float>& image, size_type n);
 /// Reconstructs absolute slice `slice` of `source` by FBP at every trial centre on this rank
 /// (local A and Aᵀ of `geometry`, any number of columns), writes dir/center_<c>.png (one colour
 /// range for all) and dir/center_search.tsv (centre, entropy, sharpness), prints the table to
-/// `log` with the best centre marked. Returns the rows. Throws InvalidInput (a trial centre
+/// `log` with the sharpest marked. Returns the rows. Throws InvalidInput (a trial centre
 /// outside the detector), what the source and writers throw.
 template <typename ValueType>
 std::vector<CenterTrialResult> run_center_search(SinogramSource& source, size_type slice, const CenterTrials& trials,

@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_flag("--remove-stripes", o.remove_stripes,
                  "Remove detector stripes (ring artefacts) from the sinograms first (Vo et al. 2018, sorting-based)");
-    app.add_option("--stripe-size", o.stripe_size, "Median window across channels of --remove-stripes")
+    app.add_option("--stripe-size", o.stripe_size, "Median window across channels of --remove-stripes (0: 1% of the channels, at least 5)")
         ->capture_default_str();
     app.add_option("--size", o.input.size, "Image size N (default: the channel count)");
 

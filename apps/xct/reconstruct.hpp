@@ -35,7 +35,7 @@ struct ReconstructOptions {
     std::optional<size_type> center_slice;  // absolute slice the centre is found on (default: middle)
     std::optional<CenterTrials> center_search;  // --center-search A:B:STEP (gallery in png_dir)
     bool remove_stripes = false;  // --remove-stripes (Vo et al. 2018, sorting)
-    size_type stripe_size = 21;   // its median window across channels
+    size_type stripe_size = 0;    // its median window across channels (0: 1% of them, at least 5)
     bool double_precision = false;
     DomainOrder order = DomainOrder::hilbert;
     size_type tile = 32;  // Hilbert tile (power of two)

@@ -12,7 +12,7 @@ namespace tessel::xct {
 
 namespace {
 
-/// One sinogram (rows = angles, cols = channels) through the three steps.
+/// One sinogram (rows = angles, cols = channels) through the steps.
 template <typename V>
 void remove_one(V* sino, size_type rows, size_type cols, size_type half) {
     // Column-major copies: sorted values and where each came from.
@@ -29,6 +29,7 @@ void remove_one(V* sino, size_type rows, size_type cols, size_type half) {
         }
     }
     // Median across channels of each sorted row, edges clamped (scipy's mode 'nearest').
+    std::vector<V> smooth(sorted.size());
     std::vector<V> window(static_cast<std::size_t>(2 * half + 1));
     for (size_type r = 0; r < rows; ++r)
         for (size_type c = 0; c < cols; ++c) {
@@ -37,8 +38,10 @@ void remove_one(V* sino, size_type rows, size_type cols, size_type half) {
                 window[d] = sorted[at * rows + r];
             }
             std::nth_element(window.begin(), window.begin() + half, window.end());
-            sino[origin[c * rows + r] * cols + c] = window[half];
+            smooth[c * rows + r] = window[half];
         }
+    for (size_type c = 0; c < cols; ++c)
+        for (size_type r = 0; r < rows; ++r) sino[origin[c * rows + r] * cols + c] = smooth[c * rows + r];
 }
 
 }  // namespace
@@ -50,8 +53,11 @@ void remove_stripes_sorting(std::span<V> sinograms, size_type num_slices, size_t
                        "remove_stripes_sorting: " + std::to_string(sinograms.size()) + " values for " +
                            std::to_string(num_slices) + " x " + std::to_string(num_theta) + " x " +
                            std::to_string(num_rho));
-    if (size < 3) TESSEL_INVALID_INPUT("stripe-size", 0, "median window " + std::to_string(size) + " is below 3");
-    // An odd window no wider than the detector.
+    if (size != 0 && size < 3)
+        TESSEL_INVALID_INPUT("stripe-size", 0, "median window " + std::to_string(size) + " is below 3");
+    // An odd window no wider than the detector; automatic: 1% of the channels, at least 5
+    // (Vo's 21 for 2k detectors).
+    if (size == 0) size = std::max<size_type>(5, num_rho / 100);
     const size_type half = std::max<size_type>(1, std::min(size, num_rho) / 2);
 #pragma omp parallel for schedule(dynamic)
     for (size_type s = 0; s < num_slices; ++s)

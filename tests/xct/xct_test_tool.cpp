@@ -2,7 +2,8 @@
 //   make-dx OUT AXES [theta|flats|nan|nowhite|rank|equal-theta|swapped]   a Data Exchange file
 //                                                      (phantom or defective)
 //   make-dx OUT AXES shifted                           the phantom's file with the rotation centre at
-//                                                      column 26.3 (2.3 right of the middle)
+//                                                      column 25 (1 right of the middle)
+//   phantom N OUT.raw                                  the 2-D phantom as raw float32
 //   make-big OUT                                       2048 x 1500 x 2448 metadata-only file (dry runs)
 //   compare A.h5 B.h5 TOL                              volumes equal to TOL·max|A| (0: exactly)
 //   check-phantom FILE.h5 MIN_DB                       every slice within MIN_DB of the phantom (make-dx)
@@ -20,6 +21,7 @@
 #include "apps/xct/phantom.hpp"
 #include "apps/xct/projector.hpp"
 #include "exchange_fixture.hpp"
+#include "io/atomic_output.hpp"
 #include "io/data_exchange.hpp"
 #include "io/hdf5_file.hpp"
 
@@ -50,8 +52,10 @@ int make_dx(const std::string& out, const std::string& axes, const std::string& 
         std::vector<float> sinogram;
         for (size_type r = 0; r < dx_rows; ++r)
             for (size_type i = 0; i < g.num_rays(); ++i) sinogram.push_back(y(i, 0));
-        // out(i) = in(i - 2.3): the object turns about column 24 + 2.3.
-        if (defect == "shifted") io::shift_center(sinogram, dx_rows * dx_angles, dx_n, 0.5 * double(dx_n) - 2.3);
+        // out(i) = in(i - 1): the object turns about column 24 + 1 (a whole channel: no interpolation
+        // blur, the sub-pixel cases are in test_beamline.cpp; the phantom's projections
+        // reach 22 channels from the middle, so it stays on the 48-channel detector).
+        if (defect == "shifted") io::shift_center(sinogram, dx_rows * dx_angles, dx_n, 0.5 * double(dx_n) - 1.0);
         test::write_exchange(out, spec, &sinogram);
         return 0;
     }
@@ -162,6 +166,12 @@ int main(int argc, char** argv) {
         const std::string command = argc > 1 ? argv[1] : "";
         if (command == "make-dx" && argc >= 4) return make_dx(argv[2], argv[3], argc > 4 ? argv[4] : "");
         if (command == "make-big" && argc == 3) return make_big(argv[2]);
+        if (command == "phantom" && argc == 4) {
+            // The 2-D Shepp-Logan phantom of N x N as raw float32 (the truth of bench/xct/fbp_vs_iradon.py).
+            const auto image = shepp_logan_2d(std::stoll(argv[2]));
+            io::write_bytes_atomically(argv[3], image.data(), image.size() * sizeof(float));
+            return 0;
+        }
         if (command == "compare" && argc == 5) return compare(argv[2], argv[3], std::stod(argv[4]));
         if (command == "check-phantom" && argc == 4) return check_phantom(argv[2], std::stod(argv[3]));
         if (command == "check-phantom" && (argc == 5 || argc == 6))
