@@ -1,10 +1,12 @@
 // Vo et al. (2014) centre finding: mirrored, shifted sinogram stacked under the original; the
-// 2-D FFT's magnitude summed over the double-wedge mask; coarse then fine search.
+// 2-D FFT's magnitude summed over the double-wedge mask; coarse then fine search (sub-channel
+// shifts by Fourier phase).
 #include "apps/xct/center_finding.hpp"
 
 #include <fftw3.h>
 
 #include <algorithm>
+#include <complex>
 #include <cmath>
 #include <numbers>
 #include <numeric>
@@ -64,14 +66,36 @@ SearchSinogram prepare(std::span<const float> sinogram, size_type num_theta, siz
 class Metric {
 public:
     explicit Metric(const SearchSinogram& s)
-        : s_(s), stacked_(static_cast<std::size_t>(2 * s.rows * s.cols)),
-          spectrum_(fftw_alloc_complex(static_cast<std::size_t>(2 * s.rows * (s.cols / 2 + 1)))) {
+        : s_(s), padded_(2 * s.cols), stacked_(static_cast<std::size_t>(2 * s.rows * s.cols)),
+          spectrum_(fftw_alloc_complex(static_cast<std::size_t>(2 * s.rows * (s.cols / 2 + 1)))),
+          line_(fftw_alloc_real(static_cast<std::size_t>(padded_))),
+          line_spectrum_(fftw_alloc_complex(static_cast<std::size_t>(padded_ / 2 + 1))),
+          mirrored_(static_cast<std::size_t>(s.rows * (padded_ / 2 + 1))) {
         plan_ = fftw_plan_dft_r2c_2d(int(2 * s.rows), int(s.cols), stacked_.data(), spectrum_, FFTW_ESTIMATE);
+        forward_ = fftw_plan_dft_r2c_1d(int(padded_), line_, line_spectrum_, FFTW_ESTIMATE);
+        inverse_ = fftw_plan_dft_c2r_1d(int(padded_), line_spectrum_, line_, FFTW_ESTIMATE);
         std::copy(s.values.begin(), s.values.end(), stacked_.begin());
+        // Spectra of the mirrored rows, extended periodically without a jump (a linear ramp from
+        // the last value back to the first) so that sub-channel shifts by phase do not ring.
+        const size_type bins = padded_ / 2 + 1;
+        for (size_type r = 0; r < s.rows; ++r) {
+            const float* row = s.values.data() + r * s.cols;
+            for (size_type j = 0; j < s.cols; ++j) line_[j] = row[s.cols - 1 - j];
+            const double first = line_[0], last = line_[s.cols - 1];
+            for (size_type j = s.cols; j < padded_; ++j)
+                line_[j] = last + (first - last) * double(j - s.cols + 1) / double(padded_ - s.cols + 1);
+            fftw_execute(forward_);
+            for (size_type k = 0; k < bins; ++k)
+                mirrored_[r * bins + k] = {line_spectrum_[k][0], line_spectrum_[k][1]};
+        }
     }
     ~Metric() {
         fftw_destroy_plan(plan_);
+        fftw_destroy_plan(forward_);
+        fftw_destroy_plan(inverse_);
         fftw_free(spectrum_);
+        fftw_free(line_);
+        fftw_free(line_spectrum_);
     }
     Metric(const Metric&) = delete;
     Metric& operator=(const Metric&) = delete;
@@ -81,10 +105,25 @@ public:
         const size_type rows = s_.rows, cols = s_.cols;
         const double shift = 2.0 * (center_index - 0.5 * double(cols - 1));
         // The mirrored rows stand for θ + π: out(i) = mirror(i - shift), mirror(j) = row(cols-1-j).
+        // The whole part of the shift moves indices; the fraction is a phase ramp (exact for
+        // band-limited rows: interpolating would smooth, and smoothing alone lowers the metric,
+        // which would pull the answer towards quarter channels).
+        const double whole = std::round(shift), fraction = shift - whole;
+        const size_type line_bins = padded_ / 2 + 1;
         for (size_type r = 0; r < rows; ++r) {
-            const float* row = s_.values.data() + r * cols;
+            for (size_type k = 0; k < line_bins; ++k) {
+                const double phase = -2.0 * pi * double(k) * fraction / double(padded_);
+                const auto value = mirrored_[r * line_bins + k] * std::complex<double>(std::cos(phase), std::sin(phase));
+                line_spectrum_[k][0] = value.real() / double(padded_);
+                line_spectrum_[k][1] = value.imag() / double(padded_);
+            }
+            fftw_execute(inverse_);
             double* out = stacked_.data() + (rows + r) * cols;
-            for (size_type i = 0; i < cols; ++i) out[i] = cubic_at(row, cols, double(cols - 1) - (double(i) - shift));
+            for (size_type i = 0; i < cols; ++i) {
+                const auto at = std::clamp<long long>(static_cast<long long>(i) - static_cast<long long>(whole), 0,
+                                                      static_cast<long long>(cols - 1));
+                out[i] = line_[at];
+            }
         }
         fftw_execute(plan_);
         const size_type n_rows = 2 * rows, bins = cols / 2 + 1;
@@ -107,9 +146,13 @@ public:
 
 private:
     const SearchSinogram& s_;
+    size_type padded_;
     std::vector<double> stacked_;
     fftw_complex* spectrum_;
-    fftw_plan plan_;
+    double* line_;
+    fftw_complex* line_spectrum_;
+    std::vector<std::complex<double>> mirrored_;
+    fftw_plan plan_, forward_, inverse_;
 };
 
 /// The minimum of a sampled metric, refined by a parabola through it and its neighbours.

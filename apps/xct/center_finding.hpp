@@ -5,7 +5,7 @@
 // is a consistent 360° sinogram only at the true centre c; there the energy of its 2-D
 // spectrum in the double wedge |ω_ρ| < k·|ω_θ| (which a consistent sinogram leaves nearly
 // empty) is smallest. Coarse search over whole shifts, then a fine one over sub-pixel shifts
-// (cubic interpolation) with a parabola through the best three.
+// (Fourier phase, no smoothing) with a parabola through the best three.
 #pragma once
 
 #include <span>

@@ -3,9 +3,12 @@
 filter, linear interpolation) on the same noise-free phantom sinograms and angles, in the same
 run. tessel's time is its "fbp" phase (FFTW filter + one Aᵀ SpMM for all slices) over the
 slices; building A and Aᵀ (once per geometry) is reported apart. iradon runs slice by slice.
+Use an odd size: then the rotation centre and the image centre fall on a channel and a pixel
+centre in both programs (for an even size scikit-image puts them half a pixel away from
+tessel's, and the comparison would measure that shift).
 
 usage: fbp_vs_iradon.py --xct build/apps/xct/tessel-xct --tool build/tests/xct/tessel-xct-test-tool
-                        --size 256 --slices 16 [--threads 2] [--json out.json]
+                        --size 255 --slices 16 [--threads 2] [--json out.json]
 Exits 3 when scikit-image is not installed."""
 import argparse
 import json
@@ -27,7 +30,7 @@ except ImportError as error:
 parser = argparse.ArgumentParser()
 parser.add_argument("--xct", required=True)
 parser.add_argument("--tool", required=True)
-parser.add_argument("--size", type=int, default=256)
+parser.add_argument("--size", type=int, default=255)
 parser.add_argument("--slices", type=int, default=16)
 parser.add_argument("--threads", type=int, default=os.cpu_count())
 parser.add_argument("--json")
