@@ -1,5 +1,8 @@
-// Per-column solver scalars of a checkpoint, from rank 0 to every rank.
+// Checkpoints of a round: the state gathered and written by rank 0; on resume, the per-column
+// solver scalars from rank 0 to every rank.
 #include "apps/xct/checkpoint_columns.hpp"
+
+#include "apps/xct/run_context.hpp"
 
 #include "core/comm/mpi_check.hpp"
 #include "core/error.hpp"
@@ -44,6 +47,43 @@ void broadcast_columns(const ParallelLayout& layout, const Checkpoint<V>* c, siz
         st.history[j].assign(at + 3, at + header[1]);
     }
 }
+
+template <typename V>
+void write_round_checkpoint(RunContext<V>& c, const SolverState<V>& state, size_type round) {
+    auto scope = c.times.scope("checkpoint");
+    const size_type k = c.k();
+    Checkpoint<V> out;
+    out.x = c.gather(state.x, true);
+    out.r = c.gather(state.r, false);
+    if (c.o.solver.algorithm == Algorithm::cgls) out.p = c.gather(state.p, true);
+    // Per column: gamma, ‖b‖, active, then the history.
+    std::vector<std::vector<double>> packed(k);
+    for (size_type j = 0; j < k; ++j) {
+        packed[j] = {state.gamma[j], state.bnorm[j], double(state.active[j])};
+        packed[j].insert(packed[j].end(), state.history[j].begin(), state.history[j].end());
+    }
+    const auto all = gather_histories(*c.layout, packed);
+    on_root(c.world, [&] {
+        out.fingerprint = c.fingerprint;
+        out.round = round;
+        out.iteration = state.iteration;
+        out.round_width = c.width();
+        out.total_iterations = c.total_iterations;
+        out.volume = c.volume;
+        out.done_histories = c.histories;
+        out.done_bnorms = c.bnorms;
+        for (const auto& column : all) {
+            out.gamma.push_back(column[0]);
+            out.bnorm.push_back(column[1]);
+            out.active.push_back(column[2] != 0.0);
+            out.history.emplace_back(column.begin() + 3, column.end());
+        }
+        write_checkpoint(c.checkpoint_path, out, c.g().num_pixels(), c.g().num_rays());
+    });
+}
+
+template void write_round_checkpoint<float>(RunContext<float>&, const SolverState<float>&, size_type);
+template void write_round_checkpoint<double>(RunContext<double>&, const SolverState<double>&, size_type);
 
 template void broadcast_columns<float>(const ParallelLayout&, const Checkpoint<float>*, size_type, SolverState<float>&);
 template void broadcast_columns<double>(const ParallelLayout&, const Checkpoint<double>*, size_type,

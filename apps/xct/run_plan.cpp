@@ -5,8 +5,10 @@
 #include <limits>
 #include <sstream>
 
+#include "apps/xct/run_context.hpp"
 #include "core/comm/mpi_check.hpp"
 #include "core/error.hpp"
+#include "core/version.hpp"
 
 namespace tessel::xct {
 
@@ -122,5 +124,34 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
     }
     return plan;
 }
+
+template <typename V>
+void plan_run(RunContext<V>& c, ReconstructResult& result) {
+    const ReconstructOptions& o = c.o;
+    const InputInfo& info = c.info;
+    const Geometry& g = c.g();
+    c.nnz_bound = estimate_nnz(g);
+    c.limit = memory_limit(o, c.world);
+    c.plan = choose_plan(o, info, c.nnz_bound, c.world_size, c.limit, static_cast<size_type>(c.resume_header[2]));
+    result.estimate = c.plan.estimate;
+    result.memory_limit = c.limit;
+    result.p_data = c.plan.p_data;
+    result.p_batch = c.plan.p_batch;
+    result.batch_slices = c.plan.k;
+    if (!c.talk) return;
+    std::ostream& log = c.log;
+    log << "tessel-xct " << version << ": " << info.description << "\n";
+    log << "  " << g.describe() << ", slices " << info.first_slice << ":" << info.first_slice + info.slices
+        << ", centre " << info.center << "\n";
+    log << "  " << c.world_size << " rank(s): " << c.plan.p_data << " data x " << c.plan.p_batch << " batch, "
+        << c.plan.k << " slice(s) per batch, " << c.rounds() << " round(s); " << method_name(o);
+    if (!o.fbp) log << ", " << o.solver.iterations << " iterations";
+    log << ", " << (sizeof(V) == 8 ? "double" : "single") << " precision, " << to_string(o.order) << " order\n";
+    log << "memory estimate (nnz(A) <= " << c.nnz_bound << "):\n" << estimate_text(c.plan.estimate, c.limit);
+    if (!c.plan.does_not_fit.empty()) log << "does not fit: " << c.plan.does_not_fit << "\n";
+}
+
+template void plan_run<float>(RunContext<float>&, ReconstructResult&);
+template void plan_run<double>(RunContext<double>&, ReconstructResult&);
 
 }  // namespace tessel::xct
