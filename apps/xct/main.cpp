@@ -6,8 +6,6 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
-#include <cmath>
-#include <limits>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -15,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "apps/xct/beamline_cli.hpp"
 #include "apps/xct/memory_estimate.hpp"
 #include "apps/xct/parallel.hpp"
 #include "apps/xct/reconstruct.hpp"
@@ -68,7 +67,7 @@ int main(int argc, char** argv) {
                                               backend = "auto", precision = "single", memory_limit,
                                               colormap = "gray", reduction = "hier", exchange = "p2p";
     size_type phantom = 0, num_slices = 0;
-    std::string center, center_search, filter = "ramp", init = "zero", theta_units = "auto";
+    BeamlineOptions beamline;
     int threads = 0;
     bool no_pipeline = false;
 
@@ -86,38 +85,13 @@ int main(int argc, char** argv) {
     app.add_option("--seed", o.input.seed, "Phantom: seed of the noise")
         ->capture_default_str();
     app.add_option("--slices", slices, "Slice range A:B (detector rows A .. B-1; default all)");
-    app.add_option("--center", center,
-                   "Rotation centre in detector columns (edges at 0..columns; default columns/2), or auto: found "
-                   "from the data (Vo et al. 2014) on --center-slice");
-    app.add_option("--center-slice", o.center_slice,
-                   "Slice (detector row) that --center auto and --center-search use (default: the middle selected one)");
-    app.add_option("--center-search", center_search,
-                   "A:B:STEP: reconstruct --center-slice by FBP at each trial centre, write a PNG gallery and "
-                   "center_search.tsv into --png DIR (default center-search/), then stop");
-    app.add_flag("--no-flat", o.input.exchange.no_flat,
-                 "Data Exchange: the projections are normalised already (no data_white/data_dark; only -log)");
-    app.add_option("--theta-units", theta_units,
-                   "Units of /exchange/theta: auto (degrees unless they look like radians, with a warning), degrees "
-                   "or radians")
-        ->check(CLI::IsMember({"auto", "degrees", "radians"}))
-        ->capture_default_str();
-    app.add_flag("--remove-stripes", o.remove_stripes,
-                 "Remove detector stripes (ring artefacts) from the sinograms first (Vo et al. 2018, sorting-based)");
-    app.add_option("--stripe-size", o.stripe_size, "Median window across channels of --remove-stripes (0: 1% of the channels, at least 5)")
-        ->capture_default_str();
+    beamline.add_input_options(app, o);
     app.add_option("--size", o.input.size, "Image size N (default: the channel count)");
 
     app.add_option("--solver", solver, "cgls, sirt or fbp (filtered backprojection, one Aᵀ SpMM)")
         ->check(CLI::IsMember({"cgls", "sirt", "fbp"}))
         ->capture_default_str();
-    app.add_option("--filter", filter, "FBP filter: ramp, shepp-logan, cosine, hamming or hann")
-        ->check(CLI::IsMember({"ramp", "shepp-logan", "cosine", "hamming", "hann"}))
-        ->capture_default_str();
-    app.add_option("--filter-cutoff", o.fbp_options.cutoff, "FBP filter cut-off, a fraction of Nyquist in (0, 1]")
-        ->capture_default_str();
-    app.add_option("--init", init, "Start of CGLS/SIRT: zero or fbp (the filtered backprojection)")
-        ->check(CLI::IsMember({"zero", "fbp"}))
-        ->capture_default_str();
+    beamline.add_fbp_options(app, o);
     app.add_option("--iterations", o.solver.iterations, "Iterations per batch of slices")->capture_default_str();
     app.add_option("--tol", o.solver.tol, "Stop a slice when its relative residual drops below this (0: never)")
         ->capture_default_str();
@@ -222,29 +196,7 @@ int main(int argc, char** argv) {
         }
         o.input.num_slices = num_slices;
         if (!slices.empty()) o.input.slices = parse_slice_range(slices);
-        if (center == "auto") {
-            o.center_auto = true;
-        } else if (!center.empty()) {
-            std::size_t used = 0;
-            double value = std::numeric_limits<double>::quiet_NaN();
-            try {
-                value = std::stod(center, &used);
-            } catch (const std::exception&) {
-                used = 0;
-            }
-            if (used != center.size() || !std::isfinite(value))
-                TESSEL_INVALID_INPUT("center", 0, "'" + center + "' is not a number of detector columns or auto");
-            o.input.center = value;
-        }
-        if (!center_search.empty()) o.center_search = parse_center_trials(center_search);
-        o.input.exchange.theta_units = io::parse_theta_units(theta_units);
-        o.fbp = solver == "fbp";
-        o.init_fbp = init == "fbp";
-        if (o.fbp && o.init_fbp) TESSEL_INVALID_INPUT("init", 0, "--init fbp applies to cgls and sirt, not to --solver fbp");
-        o.fbp_options.filter = parse_fbp_filter(filter);
-        if (!(o.fbp_options.cutoff > 0.0 && o.fbp_options.cutoff <= 1.0))
-            TESSEL_INVALID_INPUT("filter-cutoff", 0, "cut-off " + std::to_string(o.fbp_options.cutoff) +
-                                                         " outside (0, 1] (a fraction of the Nyquist frequency)");
+        beamline.apply(o, solver);
         o.solver.algorithm = o.fbp ? Algorithm::cgls : parse_algorithm(solver);
         o.double_precision = precision == "double";
         o.order = parse_domain_order(order);
