@@ -4,6 +4,7 @@
 //   make-dx OUT AXES shifted                           the phantom's file with the rotation centre at
 //                                                      column 25 (1 right of the middle)
 //   phantom N OUT.raw                                  the 2-D phantom as raw float32
+//   center FILE.h5                                     prints the volume's `center` attribute
 //   make-big OUT                                       2048 x 1500 x 2448 metadata-only file (dry runs)
 //   compare A.h5 B.h5 TOL                              volumes equal to TOL·max|A| (0: exactly)
 //   check-phantom FILE.h5 MIN_DB                       every slice within MIN_DB of the phantom (make-dx)
@@ -166,6 +167,11 @@ int main(int argc, char** argv) {
         const std::string command = argc > 1 ? argv[1] : "";
         if (command == "make-dx" && argc >= 4) return make_dx(argv[2], argv[3], argc > 4 ? argv[4] : "");
         if (command == "make-big" && argc == 3) return make_big(argv[2]);
+        if (command == "center" && argc == 3) {
+            // The rotation centre a volume was reconstructed with (its `center` attribute).
+            std::printf("centre %.4f\n", io::File::open(argv[2]).read_attribute<double>(volume_dataset, "center"));
+            return 0;
+        }
         if (command == "phantom" && argc == 4) {
             // The 2-D Shepp-Logan phantom of N x N as raw float32 (the truth of bench/xct/fbp_vs_iradon.py).
             const auto image = shepp_logan_2d(std::stoll(argv[2]));
