@@ -26,10 +26,10 @@ struct BeamlineOptions {
     void add_input_options(CLI::App& app, ReconstructOptions& o) {
         app.add_option("--center", center,
                        "Rotation centre in detector columns (edges at 0..columns; default columns/2), or auto: found "
-                       "from the data (Vo et al. 2014) on --center-slice");
+                       "from the data (Vo et al. 2014) for every slice (searched near the middle slice's)");
         app.add_option("--center-slice", o.center_slice,
-                       "Slice (detector row) that --center auto and --center-search use (default: the middle "
-                       "selected one)");
+                       "With --center auto: one centre for the volume, found on this slice (detector row); the slice "
+                       "of --center-search (default: the middle selected one)");
         app.add_option("--center-search", center_search,
                        "A:B:STEP: reconstruct --center-slice by FBP at each trial centre, write a PNG gallery and "
                        "center_search.tsv into --png DIR (default center-search/), then stop");

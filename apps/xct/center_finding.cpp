@@ -196,13 +196,16 @@ double find_center_vo(std::span<const float> sinogram, size_type num_theta, size
     const double radius = options.radius > 0 ? options.radius : std::min(50.0, 0.25 * double(num_rho));
     // Coarse: half-channel steps of the centre are whole-channel shifts of the mirror.
     std::vector<double> centers, values;
-    for (double c = middle - radius; c <= middle + radius + 1e-9; c += 0.5) {
-        centers.push_back(c);
-        values.push_back(metric(c));
+    double coarse = options.around ? *options.around - 0.5 : middle;
+    if (!options.around) {
+        for (double c = middle - radius; c <= middle + radius + 1e-9; c += 0.5) {
+            centers.push_back(c);
+            values.push_back(metric(c));
+        }
+        coarse = centers[std::min_element(values.begin(), values.end()) - values.begin()];
+        centers.clear();
+        values.clear();
     }
-    const double coarse = centers[std::min_element(values.begin(), values.end()) - values.begin()];
-    centers.clear();
-    values.clear();
     const double step = std::max(0.01, options.fine_step);
     for (double d = -options.fine_radius; d <= options.fine_radius + 1e-9; d += step) {
         centers.push_back(coarse + d);

@@ -8,6 +8,7 @@
 // (Fourier phase, no smoothing) with a parabola through the best three.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -23,6 +24,9 @@ struct CenterSearchOptions {
     double fine_step = 0.1;
     /// Angles used at most (evenly picked; the method needs the whole 180° but few angles).
     size_type max_angles = 360;
+    /// When set (detector columns, as the result): no coarse search, the fine one around it
+    /// (per-slice centres near the volume's).
+    std::optional<double> around;
 };
 
 /// The rotation centre of one slice's sinogram (num_theta rows of num_rho channels, detector

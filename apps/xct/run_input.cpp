@@ -41,8 +41,11 @@ void open_input(RunContext<V>& c) {
             const InputInfo& in = c.source->info();
             const size_type slice = o.center_slice.value_or(in.first_slice + in.slices / 2);
             const double center = c.source->find_center(slice);
+            // Without --center-slice every slice gets its own centre, searched near this one.
+            if (!o.center_slice) c.source->find_centers_per_slice();
             if (c.talk)
-                c.log << "rotation centre " << fixed(center, 2) << " (found on slice " << slice << ", Vo et al. 2014)\n";
+                c.log << "rotation centre " << fixed(center, 2) << " (found on slice " << slice << ", Vo et al. 2014"
+                      << (o.center_slice ? ")" : "; each slice refined around it)") << "\n";
         }
         info_text = c.source->info().json().dump();
     });

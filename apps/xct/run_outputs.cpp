@@ -57,6 +57,21 @@ double save_sinograms(RunContext<V>& c) {
     return scale;
 }
 
+// The centres every slice was reconstructed with, when each had its own (empty otherwise, or
+// when a resumed run did not read them all).
+template <typename V>
+std::vector<double> slice_centers(const RunContext<V>& c) {
+    std::vector<double> centers;
+    if (!c.source) return centers;
+    const auto& found = c.source->slice_centers();
+    for (size_type s = 0; s < c.info.slices; ++s) {
+        const auto at = found.find(c.info.first_slice + s);
+        if (at == found.end()) return {};
+        centers.push_back(at->second);
+    }
+    return centers;
+}
+
 // The HDF5 volume, the TIFF stack and the PNG previews.
 template <typename V>
 void write_images(RunContext<V>& c, const ReconstructResult& result) {
@@ -68,6 +83,7 @@ void write_images(RunContext<V>& c, const ReconstructResult& result) {
     attributes.iterations = result.iterations;
     attributes.residuals = result.residuals;
     attributes.center = info.center;
+    attributes.centers = slice_centers(c);
     attributes.command_line = o.command_line;
     attributes.version = version;
     attributes.first_slice = info.first_slice;
@@ -163,6 +179,10 @@ void print_summary(RunContext<V>& c, const ReconstructResult& result, double sav
     log << "phases (s):";
     for (const auto& [phase, seconds] : c.times.all()) log << " " << phase << " " << fixed(seconds, 3);
     log << "\n";
+    const auto centers = slice_centers(c);
+    if (!centers.empty())
+        log << "rotation centres per slice: " << fixed(*std::min_element(centers.begin(), centers.end()), 2) << " .. "
+            << fixed(*std::max_element(centers.begin(), centers.end()), 2) << " (attribute centers)\n";
     if (!o.output.empty()) log << "volume: " << o.output << "\n";
     if (!o.png_dir.empty()) log << "previews: " << o.png_dir << "\n";
     if (!o.tiff_dir.empty()) log << "TIFF stack: " << o.tiff_dir << "/recon_*.tiff\n";

@@ -150,31 +150,40 @@ SinogramSource::SinogramSource(const InputOptions& options) : options_(options) 
 
 std::vector<float> SinogramSource::read(size_type first, size_type count, PhaseTimes& times, size_type& clamped) {
     const auto& g = info_.geometry;
-    const size_type row = info_.first_slice + first;
+    const size_type row = info_.first_slice + first, per = g.num_theta() * g.num_rho;
     clamped = 0;
     if (options_.kind == InputKind::phantom) TESSEL_THROW(Error, "read: the phantom has no sinogram file");
+    // The slices as the detector saw them (normalised, -log), then each shifted by its centre.
+    std::vector<float> values;
     if (options_.kind == InputKind::raw) {
         if (raw_.empty()) {
             auto scope = times.scope("read");
             raw_ = io::read_sinogram(options_.path, info_.available, g.num_theta(), g.num_rho);
         }
+        values.assign(raw_.begin() + row * per, raw_.begin() + (row + count) * per);
+    } else {
+        std::vector<float> white_mean, dark_mean;
+        {
+            auto scope = times.scope("read");
+            values = exchange_->read_projections(row, count);
+            std::tie(white_mean, dark_mean) = exchange_->flat_dark_means(row, count);
+        }
         auto scope = times.scope("preprocess");
-        const size_type per = g.num_theta() * g.num_rho;
-        std::vector<float> out(raw_.begin() + row * per, raw_.begin() + (row + count) * per);
-        io::shift_center(out, count * g.num_theta(), g.num_rho, info_.center);
-        return out;
-    }
-    std::vector<float> values, white_mean, dark_mean;
-    {
-        auto scope = times.scope("read");
-        values = exchange_->read_projections(row, count);
-        std::tie(white_mean, dark_mean) = exchange_->flat_dark_means(row, count);
+        clamped = io::normalize_projections(values, white_mean, dark_mean, count, g.num_theta(), g.num_rho, {});
     }
     auto scope = times.scope("preprocess");
-    const size_type cols = g.num_rho;
-    io::SinogramOptions options;
-    options.center = info_.center;
-    clamped = io::normalize_projections(values, white_mean, dark_mean, count, g.num_theta(), cols, options);
+    if (!per_slice_) {
+        io::shift_center(values, count * g.num_theta(), g.num_rho, info_.center);
+        return values;
+    }
+    CenterSearchOptions search;
+    search.around = info_.center;
+    for (size_type s = 0; s < count; ++s) {
+        const std::span<float> slice(values.data() + s * per, static_cast<std::size_t>(per));
+        const double center = find_center_vo(slice, g.num_theta(), g.num_rho, g.theta, search);
+        slice_centers_[row + s] = center;
+        io::shift_center(slice, g.num_theta(), g.num_rho, center);
+    }
     return values;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -78,6 +79,13 @@ public:
     /// centre of every slice. Returns it. Throws as read_unshifted and find_center_vo.
     double find_center(size_type slice);
 
+    /// From now on read() finds every slice's own centre (a fine search around info().center,
+    /// which find_center set) and shifts the slice by it: for a rotation axis that is not
+    /// parallel to the detector columns.
+    void find_centers_per_slice() { per_slice_ = true; }
+    /// The centres read() used per absolute slice (with find_centers_per_slice()).
+    const std::map<size_type, double>& slice_centers() const { return slice_centers_; }
+
     /// Phantom images of selected slices [first, first + count), layout (count, n, n).
     std::vector<float> phantom_images(size_type first, size_type count) const;
 
@@ -85,6 +93,8 @@ private:
     InputOptions options_;
     InputInfo info_;
     std::vector<std::string> warnings_;
+    bool per_slice_ = false;
+    std::map<size_type, double> slice_centers_;
     std::unique_ptr<io::DataExchange> exchange_;
     std::vector<float> raw_;  // raw: the whole file, read on first use
 };

@@ -4,6 +4,8 @@
 //   make-dx OUT AXES shifted                           the phantom's file with the rotation centre at
 //                                                      column 25 (1 right of the middle)
 //   phantom N OUT.raw                                  the 2-D phantom as raw float32
+//   make-dx OUT AXES tilted                            row r turns about column 24 + 0.5·r
+//   check-centers FILE.h5 FIRST STEP TOL               per-slice centres near FIRST + STEP·slice
 //   center FILE.h5                                     prints the volume's `center` attribute
 //   make-big OUT                                       2048 x 1500 x 2448 metadata-only file (dry runs)
 //   compare A.h5 B.h5 TOL                              volumes equal to TOL·max|A| (0: exactly)
@@ -38,7 +40,7 @@ constexpr size_type dx_n = 48, dx_angles = 72, dx_rows = 4;
 int make_dx(const std::string& out, const std::string& axes, const std::string& defect) {
     test::ExchangeSpec spec;
     spec.y_theta_x = axes == "y:theta:x";
-    if (defect.empty() || defect == "shifted") {
+    if (defect.empty() || defect == "shifted" || defect == "tilted") {
         spec.num_theta = dx_angles;
         spec.rows = dx_rows;
         spec.cols = dx_n;
@@ -53,6 +55,11 @@ int make_dx(const std::string& out, const std::string& axes, const std::string& 
         std::vector<float> sinogram;
         for (size_type r = 0; r < dx_rows; ++r)
             for (size_type i = 0; i < g.num_rays(); ++i) sinogram.push_back(y(i, 0));
+        // Tilted: row r turns about column 24 + 0.5·r (an axis not parallel to the columns).
+        if (defect == "tilted")
+            for (size_type r = 0; r < dx_rows; ++r)
+                io::shift_center(std::span<float>(sinogram.data() + r * g.num_rays(), std::size_t(g.num_rays())),
+                                 dx_angles, dx_n, 0.5 * double(dx_n) - 0.5 * double(r));
         // out(i) = in(i - 1): the object turns about column 24 + 1 (a whole channel: no interpolation
         // blur, the sub-pixel cases are in test_beamline.cpp; the phantom's projections
         // reach 22 channels from the middle, so it stays on the 48-channel detector).
@@ -167,6 +174,18 @@ int main(int argc, char** argv) {
         const std::string command = argc > 1 ? argv[1] : "";
         if (command == "make-dx" && argc >= 4) return make_dx(argv[2], argv[3], argc > 4 ? argv[4] : "");
         if (command == "make-big" && argc == 3) return make_big(argv[2]);
+        if (command == "check-centers" && argc == 6) {
+            // Per-slice centres within TOL of FIRST + STEP·slice.
+            const auto centers = io::File::open(argv[2]).read_array_attribute<double>(volume_dataset, "centers");
+            const double first = std::stod(argv[3]), step = std::stod(argv[4]), tol = std::stod(argv[5]);
+            int bad = centers.empty() ? 1 : 0;
+            for (std::size_t s = 0; s < centers.size(); ++s) {
+                const double expected = first + step * double(s);
+                std::printf("slice %zu: centre %.3f, expected %.3f\n", s, centers[s], expected);
+                if (!(std::abs(centers[s] - expected) <= tol)) bad = 1;
+            }
+            return bad;
+        }
         if (command == "center" && argc == 3) {
             // The rotation centre a volume was reconstructed with (its `center` attribute).
             std::printf("centre %.4f\n", io::File::open(argv[2]).read_attribute<double>(volume_dataset, "center"));
