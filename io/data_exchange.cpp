@@ -29,13 +29,17 @@ std::string trimmed(const std::string& s) {
     return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-ProjectionAxes read_axes(const File& file, const std::string& dataset) {
+/// The `axes` attribute of a dataset; flats and darks may name their frame axis after
+/// themselves (theta_white, theta_dark, as the Data Exchange layout does) or plain theta.
+ProjectionAxes read_axes(const File& file, const std::string& dataset, const std::string& frame_axis = "theta") {
     if (!file.has_attribute(dataset, "axes")) return ProjectionAxes::theta_y_x;
     const std::string axes = trimmed(file.read_string_attribute(dataset, "axes"));
-    if (axes == "theta:y:x") return ProjectionAxes::theta_y_x;
-    if (axes == "y:theta:x") return ProjectionAxes::y_theta_x;
+    for (const std::string& name : {frame_axis, std::string("theta")}) {
+        if (axes == name + ":y:x") return ProjectionAxes::theta_y_x;
+        if (axes == "y:" + name + ":x") return ProjectionAxes::y_theta_x;
+    }
     TESSEL_INVALID_INPUT(file.path() + ":" + dataset, 0,
-                         "unsupported axes '" + axes + "', expected theta:y:x or y:theta:x");
+                         "unsupported axes '" + axes + "', expected " + frame_axis + ":y:x or y:" + frame_axis + ":x");
 }
 
 std::string shape_text(const std::vector<size_type>& dims) {
@@ -73,7 +77,15 @@ std::vector<float> frame_mean(const std::vector<float>& frames, size_type num_ro
 
 }  // namespace
 
-DataExchange::DataExchange(const std::string& path) : file_(File::open(path)) {
+ThetaUnits parse_theta_units(std::string_view text) {
+    if (text == "auto") return ThetaUnits::automatic;
+    if (text == "degrees" || text == "deg") return ThetaUnits::degrees;
+    if (text == "radians" || text == "rad") return ThetaUnits::radians;
+    TESSEL_INVALID_INPUT("theta-units", 0, "unknown units '" + std::string(text) + "', expected auto, degrees or radians");
+}
+
+DataExchange::DataExchange(const std::string& path, const ExchangeOptions& options)
+    : file_(File::open(path)), options_(options) {
     const auto dims = file_.require(data_path, 3);
     axes_ = read_axes(file_, data_path);
     shape_.num_theta = axes_ == ProjectionAxes::theta_y_x ? dims[0] : dims[1];
@@ -82,10 +94,18 @@ DataExchange::DataExchange(const std::string& path) : file_(File::open(path)) {
     if (shape_.num_theta < 1 || shape_.rows < 1 || shape_.cols < 1)
         TESSEL_INVALID_INPUT(path + ":" + data_path, 0, "empty projections (shape " + shape_text(dims) + ")");
 
-    white_axes_ = file_.exists(white_path) ? read_axes(file_, white_path) : ProjectionAxes::theta_y_x;
-    num_white_ = check_frames(file_, white_path, white_axes_, shape_);
-    dark_axes_ = file_.exists(dark_path) ? read_axes(file_, dark_path) : ProjectionAxes::theta_y_x;
-    num_dark_ = check_frames(file_, dark_path, dark_axes_, shape_);
+    if (!options_.no_flat) {
+        // A missing white is refused with HDF5's own words (dataset not found): no flat, no
+        // normalisation; --no-flat says the data are normalised already.
+        white_axes_ = file_.exists(white_path) ? read_axes(file_, white_path, "theta_white") : ProjectionAxes::theta_y_x;
+        num_white_ = check_frames(file_, white_path, white_axes_, shape_);
+        if (file_.exists(dark_path)) {
+            dark_axes_ = read_axes(file_, dark_path, "theta_dark");
+            num_dark_ = check_frames(file_, dark_path, dark_axes_, shape_);
+        } else {
+            warnings_.push_back(path + ":" + dark_path + ": not found, dark current taken as zero");
+        }
+    }
 
     has_theta_ = file_.exists(theta_path);
     if (has_theta_) {
@@ -94,6 +114,29 @@ DataExchange::DataExchange(const std::string& path) : file_(File::open(path)) {
             TESSEL_INVALID_INPUT(path + ":" + theta_path, 0,
                                  std::to_string(theta_dims[0]) + " angles for " + std::to_string(shape_.num_theta) +
                                      " projections in " + data_path);
+        check_theta();
+    }
+}
+
+void DataExchange::check_theta() {
+    const auto theta = file_.read<double>(theta_path);
+    const std::string where = path() + ":" + theta_path;
+    for (std::size_t k = 0; k < theta.size(); ++k)
+        if (!std::isfinite(theta[k])) TESSEL_INVALID_INPUT(where, 0, "element " + std::to_string(k) + " is not finite");
+    const auto [low, high] = std::minmax_element(theta.begin(), theta.end());
+    if (theta.size() > 1 && *low == *high)
+        TESSEL_INVALID_INPUT(where, 0, "all " + std::to_string(theta.size()) + " angles are equal (" + number(*low) +
+                                           "), cannot reconstruct");
+    theta_in_radians_ = options_.theta_units == ThetaUnits::radians;
+    if (options_.theta_units != ThetaUnits::automatic || theta.size() < 2) return;
+    // Radians look like: everything within [0, 2π] and a span of π or 2π (less one step).
+    const double pi = std::numbers::pi, span = *high - *low, step = span / double(theta.size() - 1);
+    const double slack = 2.0 * step + 1e-3;
+    const bool in_range = *low >= -1e-3 && *high <= 2.0 * pi + 1e-3;
+    if (in_range && (std::abs(span - pi) <= slack || std::abs(span - 2.0 * pi) <= slack)) {
+        theta_in_radians_ = true;
+        warnings_.push_back(where + ": angles span " + number(span) +
+                            ", which looks like radians; read as radians (--theta-units degrees to override)");
     }
 }
 
@@ -104,10 +147,9 @@ std::vector<float> DataExchange::theta_degrees() const {
             theta[k] = static_cast<float>(180.0 * double(k) / double(shape_.num_theta));
         return theta;
     }
-    theta = file_.read<float>(theta_path);
-    for (std::size_t k = 0; k < theta.size(); ++k)
-        if (!std::isfinite(theta[k]))
-            TESSEL_INVALID_INPUT(path() + ":" + theta_path, 0, "element " + std::to_string(k) + " is not finite");
+    const auto stored = file_.read<double>(theta_path);
+    const double scale = theta_in_radians_ ? 180.0 / std::numbers::pi : 1.0;
+    for (std::size_t k = 0; k < stored.size(); ++k) theta[k] = static_cast<float>(stored[k] * scale);
     return theta;
 }
 
@@ -163,6 +205,31 @@ std::vector<float> DataExchange::read_white(size_type first_row, size_type num_r
 
 std::vector<float> DataExchange::read_dark(size_type first_row, size_type num_rows) const {
     return read_rows(dark_path, dark_axes_, num_dark_, first_row, num_rows);
+}
+
+std::pair<std::vector<float>, std::vector<float>> DataExchange::flat_dark_means(size_type first_row,
+                                                                                size_type num_rows) const {
+    const size_type cols = shape_.cols;
+    std::vector<float> white(static_cast<std::size_t>(num_rows * cols), 1.0f);
+    std::vector<float> dark(white.size(), 0.0f);
+    if (options_.no_flat) return {white, dark};
+    white = frame_mean(read_white(first_row, num_rows), num_rows, num_white_, cols);
+    if (num_dark_ > 0) dark = frame_mean(read_dark(first_row, num_rows), num_rows, num_dark_, cols);
+    bool any_above = false, any_different = false;
+    for (std::size_t i = 0; i < white.size() && !any_above; ++i) {
+        any_above = white[i] > dark[i];
+        any_different = any_different || white[i] != dark[i];
+    }
+    if (!any_above) {
+        const std::string rows_text =
+            "rows [" + std::to_string(first_row) + ", " + std::to_string(first_row + num_rows) + ")";
+        TESSEL_INVALID_INPUT(path() + ":" + white_path, 0,
+                             any_different ? "white is below dark everywhere in " + rows_text +
+                                                 " (flat and dark fields swapped?), cannot normalise"
+                                           : "white equals dark everywhere in " + rows_text +
+                                                 " (all-zero flat fields?), cannot normalise");
+    }
+    return {white, dark};
 }
 
 void shift_center(std::span<float> rows, size_type num_rows, size_type cols, double center) {
@@ -234,15 +301,7 @@ Sinograms read_sinograms(const DataExchange& file, size_type first_row, size_typ
     out.num_theta = shape.num_theta;
     out.num_rho = shape.cols;
     out.values = file.read_projections(first_row, num_rows);
-    const auto white = frame_mean(file.read_white(first_row, num_rows), num_rows, file.num_white(), shape.cols);
-    const auto dark = frame_mean(file.read_dark(first_row, num_rows), num_rows, file.num_dark(), shape.cols);
-    bool any_signal = false;
-    for (std::size_t i = 0; i < white.size() && !any_signal; ++i) any_signal = white[i] != dark[i];
-    if (!any_signal)
-        TESSEL_INVALID_INPUT(file.path() + ":" + white_path, 0,
-                             "white equals dark everywhere in rows [" + std::to_string(first_row) + ", " +
-                                 std::to_string(first_row + num_rows) +
-                                 ") (all-zero flat fields?), cannot normalise");
+    const auto [white, dark] = file.flat_dark_means(first_row, num_rows);
     out.clamped = normalize_projections(out.values, white, dark, num_rows, shape.num_theta, shape.cols, options);
     return out;
 }

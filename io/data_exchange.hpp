@@ -5,6 +5,8 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/types.hpp"
@@ -22,16 +24,33 @@ struct ProjectionShape {
     size_type cols = 0;
 };
 
-/// An open Data Exchange file whose layout has been checked: /exchange/data (rank 3,
-/// numeric, uint16 or float32 typically), /exchange/data_white and /exchange/data_dark
-/// (rank 3, same rows and cols, at least one frame each; their own `axes` attribute or
-/// theta:y:x), /exchange/theta when present (rank 1, one angle per projection).
+/// Units of /exchange/theta: the layout says degrees; `automatic` reads degrees unless the
+/// values look like radians (all within [-ε, 2π+ε] and spanning π or 2π), then warns.
+enum class ThetaUnits { automatic, degrees, radians };
+/// "auto", "degrees" or "radians"; throws InvalidInput "theta-units: ..." otherwise.
+ThetaUnits parse_theta_units(std::string_view text);
+
+/// How a file is opened.
+struct ExchangeOptions {
+    /// The projections are normalised already (transmission I/I0): no flat or dark fields are
+    /// read, only -log is applied.
+    bool no_flat = false;
+    ThetaUnits theta_units = ThetaUnits::automatic;
+};
+
+/// An open Data Exchange file whose layout has been checked: /exchange/data (rank 3, any
+/// integer or float type HDF5 converts: uint8, uint16, uint32, int16, float32, float64;
+/// contiguous or chunked with deflate, shuffle, fletcher32), /exchange/data_white and
+/// /exchange/data_dark (rank 3, same rows and cols, at least one frame each; `axes`
+/// theta_white:y:x / theta_dark:y:x (or theta:y:x), y first as well, theta:y:x when absent),
+/// /exchange/theta when present (rank 1, one angle per projection, any order). A missing dark
+/// is zero (with a warning); a missing white is an error unless options.no_flat.
 class DataExchange {
 public:
     /// Throws InvalidInput "file.h5:/exchange/data: dataset not found", "...: expected rank 3,
     /// found 2", "file.h5:/exchange/theta: 5 angles for 6 projections", "...: unsupported
     /// axes 'x:y:theta'", mismatching flat shapes; Hdf5Error when HDF5 fails.
-    explicit DataExchange(const std::string& path);
+    explicit DataExchange(const std::string& path, const ExchangeOptions& options = {});
 
     const std::string& path() const { return file_.path(); }
     const File& file() const { return file_; }
@@ -40,9 +59,15 @@ public:
     size_type num_white() const { return num_white_; }
     size_type num_dark() const { return num_dark_; }
     bool has_theta() const { return has_theta_; }
+    bool has_white() const { return num_white_ > 0; }
+    bool has_dark() const { return num_dark_ > 0; }
+    const ExchangeOptions& options() const { return options_; }
+    /// What the caller should tell the user once (missing dark, theta read as radians, ...).
+    const std::vector<std::string>& warnings() const { return warnings_; }
 
-    /// Angles in degrees: /exchange/theta, or num_theta angles 180·k/num_theta when absent.
-    /// Throws InvalidInput "file.h5:/exchange/theta: element 3 is not finite".
+    /// Angles in degrees: /exchange/theta (converted when in radians), or num_theta angles
+    /// 180·k/num_theta when absent. Throws InvalidInput "file.h5:/exchange/theta: element 3
+    /// is not finite", "...: all 6 angles are equal (30 degrees)".
     std::vector<float> theta_degrees() const;
     /// theta_degrees() in radians (for MemXCT raw theta files).
     std::vector<float> theta_radians() const;
@@ -57,11 +82,23 @@ public:
     /// Dark fields of those rows, laid out (num_rows, num_dark, cols). Throws as above.
     std::vector<float> read_dark(size_type first_row, size_type num_rows) const;
 
+    /// Per (row, column) means of the white and dark frames of those rows (num_rows x cols
+    /// each): ones and zeros with no_flat, zero darks when /exchange/data_dark is absent.
+    /// Throws InvalidInput "file.h5:/exchange/data_white: white equals dark everywhere in rows
+    /// [0, 4) (all-zero flat fields?), cannot normalise" and "...: white is below dark
+    /// everywhere in rows [0, 4) (flat and dark fields swapped?), cannot normalise".
+    std::pair<std::vector<float>, std::vector<float>> flat_dark_means(size_type first_row, size_type num_rows) const;
+
 private:
     std::vector<float> read_rows(const std::string& dataset, ProjectionAxes axes, size_type frames,
                                  size_type first_row, size_type num_rows) const;
 
+    void check_theta();
+
     File file_;
+    ExchangeOptions options_;
+    std::vector<std::string> warnings_;
+    bool theta_in_radians_ = false;
     ProjectionShape shape_;
     ProjectionAxes axes_ = ProjectionAxes::theta_y_x;
     ProjectionAxes white_axes_ = ProjectionAxes::theta_y_x;

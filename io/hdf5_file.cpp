@@ -72,6 +72,8 @@ hid_t memory_type() {
     if constexpr (std::is_same_v<T, double>) return H5T_NATIVE_DOUBLE;
     if constexpr (std::is_same_v<T, std::uint8_t>) return H5T_NATIVE_UINT8;
     if constexpr (std::is_same_v<T, std::uint16_t>) return H5T_NATIVE_UINT16;
+    if constexpr (std::is_same_v<T, std::int16_t>) return H5T_NATIVE_INT16;
+    if constexpr (std::is_same_v<T, std::uint32_t>) return H5T_NATIVE_UINT32;
     if constexpr (std::is_same_v<T, std::int32_t>) return H5T_NATIVE_INT32;
     if constexpr (std::is_same_v<T, std::int64_t>) return H5T_NATIVE_INT64;
     if constexpr (std::is_same_v<T, std::uint64_t>) return H5T_NATIVE_UINT64;
@@ -84,6 +86,8 @@ hid_t file_type() {
     if constexpr (std::is_same_v<T, double>) return H5T_IEEE_F64LE;
     if constexpr (std::is_same_v<T, std::uint8_t>) return H5T_STD_U8LE;
     if constexpr (std::is_same_v<T, std::uint16_t>) return H5T_STD_U16LE;
+    if constexpr (std::is_same_v<T, std::int16_t>) return H5T_STD_I16LE;
+    if constexpr (std::is_same_v<T, std::uint32_t>) return H5T_STD_U32LE;
     if constexpr (std::is_same_v<T, std::int32_t>) return H5T_STD_I32LE;
     if constexpr (std::is_same_v<T, std::int64_t>) return H5T_STD_I64LE;
     if constexpr (std::is_same_v<T, std::uint64_t>) return H5T_STD_U64LE;
@@ -96,6 +100,8 @@ DataType classify(hid_t type) {
         const bool is_signed = H5Tget_sign(type) == H5T_SGN_2;
         if (!is_signed && size == 1) return DataType::uint8;
         if (!is_signed && size == 2) return DataType::uint16;
+        if (is_signed && size == 2) return DataType::int16;
+        if (!is_signed && size == 4) return DataType::uint32;
         if (is_signed && size == 4) return DataType::int32;
         if (is_signed && size == 8) return DataType::int64;
         if (!is_signed && size == 8) return DataType::uint64;
@@ -171,6 +177,8 @@ std::string_view to_string(DataType type) {
     switch (type) {
     case DataType::uint8: return "uint8";
     case DataType::uint16: return "uint16";
+    case DataType::int16: return "int16";
+    case DataType::uint32: return "uint32";
     case DataType::int32: return "int32";
     case DataType::int64: return "int64";
     case DataType::uint64: return "uint64";
@@ -418,7 +426,7 @@ void File::create_dataset(const std::string& dataset, const std::vector<size_typ
         if (d < 0) TESSEL_HDF5_FAIL(where(name), "negative shape " + dims_text(shape));
     Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     const bool has_zero = std::find(shape.begin(), shape.end(), 0) != shape.end();
-    if ((!options.chunk.empty() || options.deflate > 0) && !shape.empty() && !has_zero) {
+    if ((!options.chunk.empty() || options.deflate > 0 || options.fletcher32) && !shape.empty() && !has_zero) {
         if (!options.chunk.empty() && options.chunk.size() != shape.size())
             TESSEL_HDF5_FAIL(where(name), "chunk rank " + std::to_string(options.chunk.size()) +
                                               " differs from dataset rank " + std::to_string(shape.size()));
@@ -439,6 +447,8 @@ void File::create_dataset(const std::string& dataset, const std::vector<size_typ
             if (H5Pset_deflate(dcpl.get(), static_cast<unsigned>(std::min(options.deflate, 9))) < 0)
                 TESSEL_HDF5_FAIL(where(name), std::string("cannot set deflate filter"));
         }
+        if (options.fletcher32 && H5Pset_fletcher32(dcpl.get()) < 0)
+            TESSEL_HDF5_FAIL(where(name), std::string("cannot set fletcher32 filter"));
     }
     Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
     H5Pset_create_intermediate_group(lcpl.get(), 1);
@@ -585,6 +595,8 @@ TESSEL_INSTANTIATE(float)
 TESSEL_INSTANTIATE(double)
 TESSEL_INSTANTIATE(std::uint8_t)
 TESSEL_INSTANTIATE(std::uint16_t)
+TESSEL_INSTANTIATE(std::int16_t)
+TESSEL_INSTANTIATE(std::uint32_t)
 TESSEL_INSTANTIATE(std::int32_t)
 TESSEL_INSTANTIATE(std::int64_t)
 TESSEL_INSTANTIATE(std::uint64_t)

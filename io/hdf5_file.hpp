@@ -17,7 +17,7 @@ namespace tessel::io {
 class AtomicOutput;
 
 /// Element types of datasets as stored on disk (`other` for anything else).
-enum class DataType { uint8, uint16, int32, int64, uint64, float32, float64, other };
+enum class DataType { uint8, uint16, int16, uint32, int32, int64, uint64, float32, float64, other };
 
 std::string_view to_string(DataType type);
 
@@ -26,6 +26,7 @@ std::string_view to_string(DataType type);
 template <typename T>
 concept Hdf5Number = std::is_same_v<T, float> || std::is_same_v<T, double> ||
                      std::is_same_v<T, std::uint8_t> || std::is_same_v<T, std::uint16_t> ||
+                     std::is_same_v<T, std::int16_t> || std::is_same_v<T, std::uint32_t> ||
                      std::is_same_v<T, std::int32_t> || std::is_same_v<T, std::int64_t> ||
                      std::is_same_v<T, std::uint64_t>;
 
@@ -36,11 +37,13 @@ struct Hyperslab {
 };
 
 /// Storage of a new dataset: chunk shape (empty: contiguous, or one leading-index slice per
-/// chunk when compressing), deflate level 0-9 (0: none), byte shuffle before deflate.
+/// chunk when compressing), deflate level 0-9 (0: none), byte shuffle before deflate, a
+/// Fletcher-32 checksum per chunk (verified by HDF5 on every read).
 struct DatasetOptions {
     std::vector<size_type> chunk;
     int deflate = 0;
     bool shuffle = true;
+    bool fletcher32 = false;
 };
 
 /// An open HDF5 file. Objects are named by absolute paths ("/exchange/data"; a missing

@@ -8,8 +8,13 @@ packages=(
   libopenmpi-dev openmpi-bin
   libhdf5-dev libopenblas-dev libhwloc-dev
   catch2 libcli11-dev nlohmann-json3-dev libpng-dev
+  # FFTW (xct's FBP filter and centre finding), libtiff (xct's --tiff stacks)
+  libfftw3-dev libtiff-dev
   # peers for the benchmarks (built only when present)
   libeigen3-dev libgraphblas-dev librsb-dev libdbcsr-dev
+  # scikit-image and h5py for bench/xct's comparisons (skimage_sart.py, fbp_vs_iradon.py; they
+  # exit 3 and are skipped when these are missing)
+  python3-skimage python3-h5py
   # METIS row reordering, compared with k-means (partition/metis_reorder; built only when present)
   libmetis-dev
   # the Python module (import tessel) and its tests; h5py reads tessel-xct's output in them

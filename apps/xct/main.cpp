@@ -13,6 +13,7 @@
 #include <string>
 #include <thread>
 
+#include "apps/xct/beamline_cli.hpp"
 #include "apps/xct/memory_estimate.hpp"
 #include "apps/xct/parallel.hpp"
 #include "apps/xct/reconstruct.hpp"
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
                                               backend = "auto", precision = "single", memory_limit,
                                               colormap = "gray", reduction = "hier", exchange = "p2p";
     size_type phantom = 0, num_slices = 0;
-    double center = -1;
+    BeamlineOptions beamline;
     int threads = 0;
     bool no_pipeline = false;
 
@@ -84,11 +85,13 @@ int main(int argc, char** argv) {
     app.add_option("--seed", o.input.seed, "Phantom: seed of the noise")
         ->capture_default_str();
     app.add_option("--slices", slices, "Slice range A:B (detector rows A .. B-1; default all)");
-    app.add_option("--center", center, "Rotation centre in detector columns (default columns/2)");
+    beamline.add_input_options(app, o);
     app.add_option("--size", o.input.size, "Image size N (default: the channel count)");
 
-    app.add_option("--solver", solver, "cgls or sirt")->check(CLI::IsMember({"cgls", "sirt"}))
+    app.add_option("--solver", solver, "cgls, sirt or fbp (filtered backprojection, one Aᵀ SpMM)")
+        ->check(CLI::IsMember({"cgls", "sirt", "fbp"}))
         ->capture_default_str();
+    beamline.add_fbp_options(app, o);
     app.add_option("--iterations", o.solver.iterations, "Iterations per batch of slices")->capture_default_str();
     app.add_option("--tol", o.solver.tol, "Stop a slice when its relative residual drops below this (0: never)")
         ->capture_default_str();
@@ -143,6 +146,8 @@ int main(int argc, char** argv) {
 
     app.add_option("--output", o.output, "HDF5 volume (/exchange/recon, slices x N x N float32)");
     app.add_option("--png", o.png_dir, "Folder for PNG previews");
+    app.add_option("--tiff", o.tiff_dir, "Folder for a 32-bit float TIFF per slice (recon_00042.tiff; Fiji: File > "
+                                         "Import > Image Sequence)");
     app.add_option("--png-slices", o.png_slices, "Slices to preview (absolute numbers; default the middle one)")
         ->delimiter(',');
     app.add_option("--colormap", colormap, "gray or viridis")->check(CLI::IsMember({"gray", "grey", "viridis"}))
@@ -191,8 +196,8 @@ int main(int argc, char** argv) {
         }
         o.input.num_slices = num_slices;
         if (!slices.empty()) o.input.slices = parse_slice_range(slices);
-        if (center >= 0) o.input.center = center;
-        o.solver.algorithm = parse_algorithm(solver);
+        beamline.apply(o, solver);
+        o.solver.algorithm = o.fbp ? Algorithm::cgls : parse_algorithm(solver);
         o.double_precision = precision == "double";
         o.order = parse_domain_order(order);
         o.projector.kernel = parse_kernel(kernel);

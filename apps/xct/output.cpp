@@ -23,6 +23,7 @@ void write_volume(const std::string& path, const std::vector<float>& volume, siz
     f.write_attribute(volume_dataset, "iterations", a.iterations);
     f.write_attribute(volume_dataset, "residuals", a.residuals);
     f.write_attribute(volume_dataset, "center", a.center);
+    if (!a.centers.empty()) f.write_attribute(volume_dataset, "centers", a.centers);
     f.write_attribute(volume_dataset, "command_line", a.command_line);
     f.write_attribute(volume_dataset, "version", a.version);
     f.write_attribute(volume_dataset, "first_slice", a.first_slice);

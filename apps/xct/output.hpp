@@ -17,6 +17,7 @@ struct VolumeAttributes {
     std::int64_t iterations = 0;  // the most iterations any slice ran
     std::vector<double> residuals;  // ‖b - A·x‖/‖b‖ over all slices together, per iteration
     double center = 0;
+    std::vector<double> centers;  // per slice (--center auto without --center-slice); empty: none
     std::string command_line;
     std::string version;
     std::int64_t first_slice = 0;

@@ -5,12 +5,15 @@
 
 #include <mpi.h>
 
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "apps/xct/center_search.hpp"
+#include "apps/xct/fbp_filter.hpp"
 #include "apps/xct/memory_estimate.hpp"
 #include "apps/xct/ordering.hpp"
 #include "apps/xct/projector.hpp"
@@ -24,6 +27,15 @@ namespace tessel::xct {
 struct ReconstructOptions {
     InputOptions input;
     SolverOptions solver;
+    // Beamline steps (docs/xct.md "from the beamline").
+    bool fbp = false;         // --solver fbp: the filtered backprojection is the answer
+    bool init_fbp = false;    // --init fbp: CGLS/SIRT start from the filtered backprojection
+    FbpOptions fbp_options;   // --filter, --filter-cutoff
+    bool center_auto = false;             // --center auto (Vo et al. 2014)
+    std::optional<size_type> center_slice;  // absolute slice the centre is found on (default: middle)
+    std::optional<CenterTrials> center_search;  // --center-search A:B:STEP (gallery in png_dir)
+    bool remove_stripes = false;  // --remove-stripes (Vo et al. 2018, sorting)
+    size_type stripe_size = 0;    // its median window across channels (0: 1% of them, at least 5)
     bool double_precision = false;
     DomainOrder order = DomainOrder::hilbert;
     size_type tile = 32;  // Hilbert tile (power of two)
@@ -48,6 +60,7 @@ struct ReconstructOptions {
     // Outputs.
     std::string output;           // HDF5 volume
     std::string png_dir;
+    std::string tiff_dir;         // one 32-bit float TIFF per slice (recon_00042.tiff)
     std::vector<size_type> png_slices;  // absolute slice numbers (empty: the middle one)
     io::Colormap colormap = io::Colormap::gray;
     std::string metrics_path;

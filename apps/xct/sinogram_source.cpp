@@ -3,7 +3,9 @@
 
 #include <cmath>
 #include <filesystem>
+#include <tuple>
 
+#include "apps/xct/center_finding.hpp"
 #include "apps/xct/phantom.hpp"
 #include "core/error.hpp"
 #include "io/memxct_raw.hpp"
@@ -11,18 +13,6 @@
 namespace tessel::xct {
 
 namespace {
-
-// Mean over frames of (rows, frames, cols) data: (rows, cols).
-std::vector<float> frame_mean(const std::vector<float>& frames, size_type rows, size_type count, size_type cols) {
-    std::vector<float> mean(static_cast<std::size_t>(rows * cols), 0.0f);
-    for (size_type r = 0; r < rows; ++r)
-        for (size_type x = 0; x < cols; ++x) {
-            double sum = 0;
-            for (size_type f = 0; f < count; ++f) sum += frames[(r * count + f) * cols + x];
-            mean[r * cols + x] = static_cast<float>(sum / double(count));
-        }
-    return mean;
-}
 
 std::string number(double v) {
     std::string s = std::to_string(v);
@@ -84,7 +74,8 @@ SinogramSource::SinogramSource(const InputOptions& options) : options_(options) 
     std::string name;
     switch (options.kind) {
     case InputKind::data_exchange: {
-        exchange_ = std::make_unique<io::DataExchange>(options.path);
+        exchange_ = std::make_unique<io::DataExchange>(options.path, options.exchange);
+        warnings_ = exchange_->warnings();
         const auto& shape = exchange_->shape();
         const auto theta = exchange_->theta_radians();
         g.theta.assign(theta.begin(), theta.end());
@@ -159,41 +150,66 @@ SinogramSource::SinogramSource(const InputOptions& options) : options_(options) 
 
 std::vector<float> SinogramSource::read(size_type first, size_type count, PhaseTimes& times, size_type& clamped) {
     const auto& g = info_.geometry;
-    const size_type row = info_.first_slice + first;
+    const size_type row = info_.first_slice + first, per = g.num_theta() * g.num_rho;
     clamped = 0;
     if (options_.kind == InputKind::phantom) TESSEL_THROW(Error, "read: the phantom has no sinogram file");
+    // The slices as the detector saw them (normalised, -log), then each shifted by its centre.
+    std::vector<float> values;
     if (options_.kind == InputKind::raw) {
         if (raw_.empty()) {
             auto scope = times.scope("read");
             raw_ = io::read_sinogram(options_.path, info_.available, g.num_theta(), g.num_rho);
         }
+        values.assign(raw_.begin() + row * per, raw_.begin() + (row + count) * per);
+    } else {
+        std::vector<float> white_mean, dark_mean;
+        {
+            auto scope = times.scope("read");
+            values = exchange_->read_projections(row, count);
+            std::tie(white_mean, dark_mean) = exchange_->flat_dark_means(row, count);
+        }
         auto scope = times.scope("preprocess");
-        const size_type per = g.num_theta() * g.num_rho;
-        std::vector<float> out(raw_.begin() + row * per, raw_.begin() + (row + count) * per);
-        io::shift_center(out, count * g.num_theta(), g.num_rho, info_.center);
-        return out;
-    }
-    std::vector<float> values, white, dark;
-    {
-        auto scope = times.scope("read");
-        values = exchange_->read_projections(row, count);
-        white = exchange_->read_white(row, count);
-        dark = exchange_->read_dark(row, count);
+        clamped = io::normalize_projections(values, white_mean, dark_mean, count, g.num_theta(), g.num_rho, {});
     }
     auto scope = times.scope("preprocess");
-    const size_type cols = g.num_rho;
-    const auto white_mean = frame_mean(white, count, exchange_->num_white(), cols);
-    const auto dark_mean = frame_mean(dark, count, exchange_->num_dark(), cols);
-    bool any_signal = false;
-    for (std::size_t i = 0; i < white_mean.size() && !any_signal; ++i) any_signal = white_mean[i] != dark_mean[i];
-    if (!any_signal)
-        TESSEL_INVALID_INPUT(exchange_->path() + ":/exchange/data_white", 0,
-                             "white equals dark everywhere in rows [" + std::to_string(row) + ", " +
-                                 std::to_string(row + count) + ") (all-zero flat fields?), cannot normalise");
-    io::SinogramOptions options;
-    options.center = info_.center;
-    clamped = io::normalize_projections(values, white_mean, dark_mean, count, g.num_theta(), cols, options);
+    if (!per_slice_) {
+        io::shift_center(values, count * g.num_theta(), g.num_rho, info_.center);
+        return values;
+    }
+    CenterSearchOptions search;
+    search.around = info_.center;
+    for (size_type s = 0; s < count; ++s) {
+        const std::span<float> slice(values.data() + s * per, static_cast<std::size_t>(per));
+        const double center = find_center_vo(slice, g.num_theta(), g.num_rho, g.theta, search);
+        slice_centers_[row + s] = center;
+        io::shift_center(slice, g.num_theta(), g.num_rho, center);
+    }
     return values;
+}
+
+std::vector<float> SinogramSource::read_unshifted(size_type slice) {
+    const auto& g = info_.geometry;
+    if (options_.kind == InputKind::phantom)
+        TESSEL_INVALID_INPUT("center", 0, "automatic centre finding applies to measured data, not to the phantom");
+    if (slice < 0 || slice >= info_.available)
+        TESSEL_INVALID_INPUT("center-slice", 0, "slice " + std::to_string(slice) + " outside the " +
+                                                    std::to_string(info_.available) + " slices of " + options_.path);
+    if (options_.kind == InputKind::raw) {
+        if (raw_.empty()) raw_ = io::read_sinogram(options_.path, info_.available, g.num_theta(), g.num_rho);
+        const size_type per = g.num_theta() * g.num_rho;
+        return std::vector<float>(raw_.begin() + slice * per, raw_.begin() + (slice + 1) * per);
+    }
+    auto values = exchange_->read_projections(slice, 1);
+    const auto [white, dark] = exchange_->flat_dark_means(slice, 1);
+    io::normalize_projections(values, white, dark, 1, g.num_theta(), g.num_rho, {});
+    return values;
+}
+
+double SinogramSource::find_center(size_type slice) {
+    const auto sinogram = read_unshifted(slice);
+    const auto& g = info_.geometry;
+    info_.center = find_center_vo(sinogram, g.num_theta(), g.num_rho, g.theta);
+    return info_.center;
 }
 
 std::vector<float> phantom_images(const InputInfo& info, size_type first, size_type count) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +35,7 @@ struct InputOptions {
     std::optional<std::pair<size_type, size_type>> slices;  // [first, end) of the available slices
     std::optional<double> center;  // rotation centre in channels (default num_rho/2)
     size_type size = 0;            // image size N (0: the channel count)
+    io::ExchangeOptions exchange;  // Data Exchange: --no-flat, --theta-units
 };
 
 /// "100:228" -> {100, 228}. Throws InvalidInput "slices: ...".
@@ -61,11 +63,28 @@ public:
     /// files, "slices: range 5:9 outside the 4 slices of f.h5", "theta: ...").
     explicit SinogramSource(const InputOptions& options);
     const InputInfo& info() const { return info_; }
+    /// Warnings of opening the input (missing dark, radians theta), for rank 0 to print.
+    const std::vector<std::string>& warnings() const { return warnings_; }
 
     /// Sinograms of selected slices [first, first + count), layout (count, num_theta, num_rho),
     /// centre shifted; `clamped` gets the values clamped before -log. Not for the phantom.
     /// Times "read" and "preprocess". Throws InvalidInput.
     std::vector<float> read(size_type first, size_type count, PhaseTimes& times, size_type& clamped);
+
+    /// One slice's sinogram (num_theta x num_rho) as the detector saw it (normalised, -log, no
+    /// centre shift), for centre finding. `slice` is absolute (a detector row). Throws
+    /// InvalidInput (the phantom, a slice outside the input).
+    std::vector<float> read_unshifted(size_type slice);
+    /// Finds the rotation centre of absolute slice `slice` (Vo et al. 2014) and makes it the
+    /// centre of every slice. Returns it. Throws as read_unshifted and find_center_vo.
+    double find_center(size_type slice);
+
+    /// From now on read() finds every slice's own centre (a fine search around info().center,
+    /// which find_center set) and shifts the slice by it: for a rotation axis that is not
+    /// parallel to the detector columns.
+    void find_centers_per_slice() { per_slice_ = true; }
+    /// The centres read() used per absolute slice (with find_centers_per_slice()).
+    const std::map<size_type, double>& slice_centers() const { return slice_centers_; }
 
     /// Phantom images of selected slices [first, first + count), layout (count, n, n).
     std::vector<float> phantom_images(size_type first, size_type count) const;
@@ -73,6 +92,9 @@ public:
 private:
     InputOptions options_;
     InputInfo info_;
+    std::vector<std::string> warnings_;
+    bool per_slice_ = false;
+    std::map<size_type, double> slice_centers_;
     std::unique_ptr<io::DataExchange> exchange_;
     std::vector<float> raw_;  // raw: the whole file, read on first use
 };

@@ -63,21 +63,45 @@ void Solver<V>::sirt_weights(size_type k) {
 
 template <typename V>
 void Solver<V>::start(const DenseMatrix<V>& b, SolverState<V>& st) {
+    begin(b, nullptr, st);
+}
+
+template <typename V>
+void Solver<V>::start_from(const DenseMatrix<V>& b, const DenseMatrix<V>& x0, SolverState<V>& st) {
+    TESSEL_ENSURE_DIMS(x0.rows() == op_.pixels() && x0.cols() == b.cols(),
+                       "solver: the start image has " + std::to_string(x0.rows()) + " x " + std::to_string(x0.cols()) +
+                           " values, expected " + std::to_string(op_.pixels()) + " x " + std::to_string(b.cols()));
+    begin(b, &x0, st);
+}
+
+template <typename V>
+void Solver<V>::begin(const DenseMatrix<V>& b, const DenseMatrix<V>* x0, SolverState<V>& st) {
     TESSEL_ENSURE_DIMS(b.rows() == op_.rays(), "solver: sinogram has " + std::to_string(b.rows()) +
                                                     " rays, the operator " + std::to_string(op_.rays()));
     const size_type k = b.cols();
     st.iteration = 0;
-    st.x = DenseMatrix<V>(op_.pixels(), k);
-    copy_matrix(b, st.r);
     auto bb = column_dots(b, b);
     reduce(bb);
+    std::vector<double> rr = bb;
+    if (x0) {
+        // r = b - A·x0.
+        copy_matrix(*x0, st.x);
+        op_.forward(st.x, q_);
+        copy_matrix(b, st.r);
+        axpy_columns(st.r, std::vector<double>(k, -1.0), q_);
+        rr = column_dots(st.r, st.r);
+        reduce(rr);
+    } else {
+        st.x = DenseMatrix<V>(op_.pixels(), k);
+        copy_matrix(b, st.r);
+    }
     st.bnorm.assign(k, 0.0);
     st.active.assign(k, 0);
     st.history.assign(k, {});
     for (size_type j = 0; j < k; ++j) {
         st.bnorm[j] = std::sqrt(bb[j]);
         st.active[j] = st.bnorm[j] > 0;
-        st.history[j].push_back(st.bnorm[j] > 0 ? 1.0 : 0.0);
+        st.history[j].push_back(st.bnorm[j] > 0 ? std::sqrt(rr[j]) / st.bnorm[j] : 0.0);
     }
     if (options_.algorithm == Algorithm::cgls) {
         op_.backward(st.r, s_);
@@ -85,7 +109,7 @@ void Solver<V>::start(const DenseMatrix<V>& b, SolverState<V>& st) {
         st.gamma = column_dots(s_, s_);
         reduce(st.gamma);
         for (size_type j = 0; j < k; ++j)
-            if (st.gamma[j] == 0) st.active[j] = 0;  // Aᵀb = 0: x = 0 is the answer
+            if (st.gamma[j] == 0) st.active[j] = 0;  // Aᵀr = 0: x is the answer
     } else {
         st.p = DenseMatrix<V>();
         st.gamma.assign(k, 0.0);

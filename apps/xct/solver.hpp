@@ -59,6 +59,9 @@ public:
 
     /// A fresh state for the sinograms b (rays x K).
     void start(const DenseMatrix<ValueType>& b, SolverState<ValueType>& state);
+    /// A state that starts from the image x0 (pixels x K, e.g. a filtered backprojection):
+    /// r = b - A·x0, history[k][0] = ‖r‖/‖b‖. Throws DimensionMismatch.
+    void start_from(const DenseMatrix<ValueType>& b, const DenseMatrix<ValueType>& x0, SolverState<ValueType>& state);
     /// One iteration of the active columns. Throws DimensionMismatch.
     void step(const DenseMatrix<ValueType>& b, SolverState<ValueType>& state);
     /// True while some column of this rank iterates and iterations remain.
@@ -69,6 +72,7 @@ private:
     void reduce(std::vector<double>& values) const {
         if (sum_) sum_(values);
     }
+    void begin(const DenseMatrix<ValueType>& b, const DenseMatrix<ValueType>* x0, SolverState<ValueType>& state);
     void sirt_weights(size_type k);
     void record(SolverState<ValueType>& state, const std::vector<double>& rr) const;
 

@@ -24,6 +24,7 @@ struct ExchangeSpec {
     bool no_white = false;
     bool flat_data = false;         // /exchange/data of rank 2
     float white = 4000.0f, dark = 100.0f;
+    bool equal_theta = false;       // every angle 30 degrees
 };
 
 /// Line integrals p[(row·num_theta + t)·cols + x] of the file written by write_exchange.
@@ -63,7 +64,7 @@ inline void write_exchange(const std::string& path, const ExchangeSpec& s, const
     if (s.with_theta) {
         const size_type count = s.theta_count >= 0 ? s.theta_count : T;
         std::vector<float> theta(static_cast<std::size_t>(count));
-        for (size_type t = 0; t < count; ++t) theta[t] = 180.0f * float(t) / float(T);
+        for (size_type t = 0; t < count; ++t) theta[t] = s.equal_theta ? 30.0f : 180.0f * float(t) / float(T);
         write_exchange_theta(f, theta);
     }
     f.commit();

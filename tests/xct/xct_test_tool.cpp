@@ -1,5 +1,13 @@
 // Helper of the tessel-xct binary tests:
-//   make-dx OUT AXES [theta|flats|nan|nowhite|rank]   a Data Exchange file (phantom or defective)
+//   make-dx OUT AXES [theta|flats|nan|nowhite|rank|equal-theta|swapped]   a Data Exchange file
+//                                                      (phantom or defective)
+//   make-dx OUT AXES shifted                           the phantom's file with the rotation centre at
+//                                                      column 25 (1 right of the middle)
+//   phantom N OUT.raw                                  the 2-D phantom as raw float32
+//   make-dx OUT AXES tilted                            row r turns about column 24 + 0.5·r
+//   check-centers FILE.h5 FIRST STEP TOL               per-slice centres near FIRST + STEP·slice
+//   center FILE.h5                                     prints the volume's `center` attribute
+//   make-big OUT                                       2048 x 1500 x 2448 metadata-only file (dry runs)
 //   compare A.h5 B.h5 TOL                              volumes equal to TOL·max|A| (0: exactly)
 //   check-phantom FILE.h5 MIN_DB                       every slice within MIN_DB of the phantom (make-dx)
 //   check-phantom FILE.h5 MIN_DB S [X.h5]              the same against slices of the S-slice phantom
@@ -9,12 +17,15 @@
 #include <cstdio>
 #include <exception>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "apps/xct/output.hpp"
 #include "apps/xct/phantom.hpp"
 #include "apps/xct/projector.hpp"
 #include "exchange_fixture.hpp"
+#include "io/atomic_output.hpp"
+#include "io/data_exchange.hpp"
 #include "io/hdf5_file.hpp"
 
 using namespace tessel;
@@ -29,7 +40,7 @@ constexpr size_type dx_n = 48, dx_angles = 72, dx_rows = 4;
 int make_dx(const std::string& out, const std::string& axes, const std::string& defect) {
     test::ExchangeSpec spec;
     spec.y_theta_x = axes == "y:theta:x";
-    if (defect.empty()) {
+    if (defect.empty() || defect == "shifted" || defect == "tilted") {
         spec.num_theta = dx_angles;
         spec.rows = dx_rows;
         spec.cols = dx_n;
@@ -44,6 +55,15 @@ int make_dx(const std::string& out, const std::string& axes, const std::string& 
         std::vector<float> sinogram;
         for (size_type r = 0; r < dx_rows; ++r)
             for (size_type i = 0; i < g.num_rays(); ++i) sinogram.push_back(y(i, 0));
+        // Tilted: row r turns about column 24 + 0.5·r (an axis not parallel to the columns).
+        if (defect == "tilted")
+            for (size_type r = 0; r < dx_rows; ++r)
+                io::shift_center(std::span<float>(sinogram.data() + r * g.num_rays(), std::size_t(g.num_rays())),
+                                 dx_angles, dx_n, 0.5 * double(dx_n) - 0.5 * double(r));
+        // out(i) = in(i - 1): the object turns about column 24 + 1 (a whole channel: no interpolation
+        // blur, the sub-pixel cases are in test_beamline.cpp; the phantom's projections
+        // reach 22 channels from the middle, so it stays on the 48-channel detector).
+        if (defect == "shifted") io::shift_center(sinogram, dx_rows * dx_angles, dx_n, 0.5 * double(dx_n) - 1.0);
         test::write_exchange(out, spec, &sinogram);
         return 0;
     }
@@ -52,11 +72,33 @@ int make_dx(const std::string& out, const std::string& axes, const std::string& 
     else if (defect == "nan") spec.nan_at = true;
     else if (defect == "nowhite") spec.no_white = true;
     else if (defect == "rank") spec.flat_data = true;
+    else if (defect == "equal-theta") spec.equal_theta = true;
+    else if (defect == "swapped") std::swap(spec.white, spec.dark);
     else {
         std::fprintf(stderr, "unknown defect %s\n", defect.c_str());
         return 2;
     }
     test::write_exchange(out, spec);
+    return 0;
+}
+
+// A 2048 x 1500 x 2448 uint16 file (theta:y:x, chunked, deflate) whose chunks were never
+// written: metadata only, for --dry-run at real sizes.
+int make_big(const std::string& out) {
+    auto file = io::File::create(out);
+    io::DatasetOptions chunks;
+    chunks.chunk = {1, 1500, 2448};
+    chunks.deflate = 1;
+    file.create_dataset<std::uint16_t>("/exchange/data", {2048, 1500, 2448}, chunks);
+    file.write_attribute("/exchange/data", "axes", "theta:y:x");
+    file.create_dataset<std::uint16_t>("/exchange/data_white", {20, 1500, 2448}, chunks);
+    file.write_attribute("/exchange/data_white", "axes", "theta_white:y:x");
+    file.create_dataset<std::uint16_t>("/exchange/data_dark", {10, 1500, 2448}, chunks);
+    file.write_attribute("/exchange/data_dark", "axes", "theta_dark:y:x");
+    std::vector<float> theta(2048);
+    for (int i = 0; i < 2048; ++i) theta[i] = 180.0f * float(i) / 2048.0f;
+    file.write<float>("/exchange/theta", {2048}, theta.data());
+    file.commit();
     return 0;
 }
 
@@ -131,6 +173,30 @@ int main(int argc, char** argv) {
     try {
         const std::string command = argc > 1 ? argv[1] : "";
         if (command == "make-dx" && argc >= 4) return make_dx(argv[2], argv[3], argc > 4 ? argv[4] : "");
+        if (command == "make-big" && argc == 3) return make_big(argv[2]);
+        if (command == "check-centers" && argc == 6) {
+            // Per-slice centres within TOL of FIRST + STEP·slice.
+            const auto centers = io::File::open(argv[2]).read_array_attribute<double>(volume_dataset, "centers");
+            const double first = std::stod(argv[3]), step = std::stod(argv[4]), tol = std::stod(argv[5]);
+            int bad = centers.empty() ? 1 : 0;
+            for (std::size_t s = 0; s < centers.size(); ++s) {
+                const double expected = first + step * double(s);
+                std::printf("slice %zu: centre %.3f, expected %.3f\n", s, centers[s], expected);
+                if (!(std::abs(centers[s] - expected) <= tol)) bad = 1;
+            }
+            return bad;
+        }
+        if (command == "center" && argc == 3) {
+            // The rotation centre a volume was reconstructed with (its `center` attribute).
+            std::printf("centre %.4f\n", io::File::open(argv[2]).read_attribute<double>(volume_dataset, "center"));
+            return 0;
+        }
+        if (command == "phantom" && argc == 4) {
+            // The 2-D Shepp-Logan phantom of N x N as raw float32 (the truth of bench/xct/fbp_vs_iradon.py).
+            const auto image = shepp_logan_2d(std::stoll(argv[2]));
+            io::write_bytes_atomically(argv[3], image.data(), image.size() * sizeof(float));
+            return 0;
+        }
         if (command == "compare" && argc == 5) return compare(argv[2], argv[3], std::stod(argv[4]));
         if (command == "check-phantom" && argc == 4) return check_phantom(argv[2], std::stod(argv[3]));
         if (command == "check-phantom" && (argc == 5 || argc == 6))

@@ -1,0 +1,55 @@
+// Step 4 of a reconstruction: the rank grid, the orderings of both domains, A and Aᵀ (local on
+// one data rank, distributed over several), and what was built printed.
+#include "apps/xct/run_context.hpp"
+#include "core/kernels/spmm_kernels.hpp"
+
+namespace tessel::xct {
+
+template <typename V>
+void build_operator(RunContext<V>& c) {
+    const ReconstructOptions& o = c.o;
+    const Geometry& g = c.g();
+    // A missing GPU is found before the build.
+    if (o.projector.backend == Backend::cuda && !cuda::device_available())
+        TESSEL_THROW(NotCompiled, "--backend cuda: no usable CUDA device (device: " + cuda::device_description() + ")");
+    c.layout = std::make_unique<ParallelLayout>(make_parallel_layout(c.world, c.plan.p_data, o.topology));
+    {
+        auto scope = c.times.scope("reorder");
+        c.ordering = make_ordering(g, o.order, o.tile);
+    }
+    c.pixel_offsets = {0, g.num_pixels()};
+    c.ray_offsets = {0, g.num_rays()};
+    if (c.plan.p_data == 1) {
+        c.op = make_local_projector<V>(g, c.ordering, o.projector, &c.times);
+    } else {
+        DistributedOptions d;
+        d.hierarchical = o.hierarchical;
+        d.minibatch = o.minibatch;
+        d.pipelined = o.pipelined;
+        d.method = o.exchange;
+        d.backend = o.projector.backend;
+        d.cuda_aware = o.cuda_aware_mpi;
+        d.local = o.projector;
+        auto dp = std::make_unique<DistributedProjector<V>>(c.layout->data.get(), c.layout->data_topology, g,
+                                                            c.ordering, c.k(), d, &c.times);
+        c.pixel_offsets = dp->pixel_offsets();
+        c.ray_offsets = dp->ray_offsets();
+        c.op = std::move(dp);
+    }
+    c.operator_info = c.op->describe();
+    if (!c.talk) return;
+    const nlohmann::json& info = c.operator_info;
+    c.log << "operator: nnz(A) " << c.op->nnz() << " (this rank), A and A^T " << format_bytes(c.op->matrix_bytes());
+    if (info.contains("kernel_runs")) c.log << ", " << info["kernel_runs"].get<std::string>();
+    if (info.contains("A"))
+        c.log << ", padding " << fixed(100.0 * info["A"]["padding"].get<double>(), 1) << "%, reuse A "
+              << fixed(info["A"]["average_reuse"].get<double>(), 2) << " A^T "
+              << fixed(info["At"]["average_reuse"].get<double>(), 2);
+    c.log << ", built in " << fixed(c.times.get("build"), 2) << " s\n";
+    if (o.verbose) c.log << "  " << info.dump() << "\n";
+}
+
+template void build_operator<float>(RunContext<float>&);
+template void build_operator<double>(RunContext<double>&);
+
+}  // namespace tessel::xct

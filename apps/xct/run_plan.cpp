@@ -1,0 +1,157 @@
+// The run's plan: the memory limit per rank, data x batch ranks and slices per batch.
+#include "apps/xct/run_plan.hpp"
+
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "apps/xct/run_context.hpp"
+#include "core/comm/mpi_check.hpp"
+#include "core/error.hpp"
+#include "core/version.hpp"
+
+namespace tessel::xct {
+
+// The memory one rank may use: the option, or MemAvailable shared by the ranks of the node.
+double memory_limit(const ReconstructOptions& o, MPI_Comm world) {
+    double limit = o.memory_limit;
+    if (!(limit > 0)) {
+        MPI_Comm node;
+        TESSEL_MPI_CHECK(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+        const int local = comm::size_of(node);
+        MPI_Comm_free(&node);
+        const double available = available_memory();
+        limit = available > 0 ? available / local : std::numeric_limits<double>::infinity();
+    }
+    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &limit, 1, MPI_DOUBLE, MPI_MIN, world));
+    return limit;
+}
+
+std::string estimate_text(const MemoryEstimate& e, double limit) {
+    std::ostringstream out;
+    for (const auto& [name, bytes] : e.items) out << "  " << name << ": " << format_bytes(bytes) << "\n";
+    out << "  total (busiest rank): " << format_bytes(e.total()) << ", limit "
+        << (std::isfinite(limit) ? format_bytes(limit) : std::string("none")) << "\n";
+    return out.str();
+}
+
+// Picks the data ranks and the slices per batch so that the estimate fits the limit, or throws
+// OutOfMemoryBudget saying what would fit.
+RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_type nnz, int ranks, double limit,
+                    size_type resume_width) {
+    RunPlan plan;
+    MemoryPlan& m = plan.memory;
+    m.nnz = nnz;
+    m.pixels = info.geometry.num_pixels();
+    m.rays = info.geometry.num_rays();
+    m.value_bytes = o.double_precision ? 8 : 4;
+    m.kernel = o.projector.kernel;
+    m.slices = info.slices;
+    m.input_bytes_per_slice = info.input_bytes_per_slice;
+    m.checkpoint = o.checkpoint_every > 0;
+    auto fits_with = [&](int p_data, size_type k) {
+        MemoryPlan t = m;
+        t.p_data = p_data;
+        t.k = k;
+        t.round_slices = k * (ranks / p_data);
+        return estimate_memory(t).total() <= limit;
+    };
+    if (o.data_ranks > 0) {
+        if (ranks % o.data_ranks != 0)
+            TESSEL_INVALID_INPUT("data-ranks", 0, std::to_string(o.data_ranks) + " data ranks do not divide " +
+                                                      std::to_string(ranks) + " ranks");
+        plan.p_data = o.data_ranks;
+    } else {
+        // MemXCT: data parallelism only until A fits, batch parallelism for the rest.
+        plan.p_data = ranks;
+        for (int d = 1; d <= ranks; ++d)
+            if (ranks % d == 0 && fits_with(d, 1)) {
+                plan.p_data = d;
+                break;
+            }
+    }
+    plan.p_batch = ranks / plan.p_data;
+    const size_type per_group = (info.slices + plan.p_batch - 1) / plan.p_batch;
+    m.p_data = plan.p_data;
+    size_type fit = 0;
+    {
+        // Largest k that fits (the round on rank 0 grows with k too).
+        size_type lo = 0, hi = std::max<size_type>(1, per_group);
+        while (lo < hi) {
+            const size_type mid = (lo + hi + 1) / 2;
+            if (fits_with(plan.p_data, mid))
+                lo = mid;
+            else
+                hi = mid - 1;
+        }
+        fit = lo;
+    }
+    if (resume_width > 0) {
+        if (resume_width % plan.p_batch != 0)
+            TESSEL_INVALID_INPUT("resume", 0, "the checkpoint has rounds of " + std::to_string(resume_width) +
+                                                  " slices, which " + std::to_string(plan.p_batch) +
+                                                  " batch groups cannot share; use a rank grid whose batch count "
+                                                  "divides " + std::to_string(resume_width));
+        plan.k = resume_width / plan.p_batch;
+    } else if (o.batch_slices > 0) {
+        plan.k = o.batch_slices;
+    } else {
+        plan.k = std::max<size_type>(1, std::min(per_group, fit));
+    }
+    m.k = plan.k;
+    m.round_slices = plan.k * plan.p_batch;
+    plan.estimate = estimate_memory(m);
+    if (plan.estimate.total() > limit) {
+        std::string fits;
+        if (fit > 0) {
+            fits = "at most " + std::to_string(fit) + " slices per batch fit (--batch-slices " + std::to_string(fit) +
+                   ")";
+        } else {
+            const int need = min_data_ranks(m, limit);
+            fits = "not even one slice per batch fits with " + std::to_string(plan.p_data) + " data rank(s); " +
+                   (need > 0 ? "use at least " + std::to_string(need) + " data ranks (mpiexec -n " +
+                                   std::to_string(need) + " ... --data-ranks " + std::to_string(need) + ")"
+                             : std::string("no number of data ranks fits"));
+        }
+        plan.does_not_fit =
+                     "estimated " + format_bytes(plan.estimate.total()) + " per rank (A and A^T " +
+                         format_bytes(plan.estimate.matrices) + ", build peak " + format_bytes(plan.estimate.build_peak) +
+                         ", vectors for " + std::to_string(plan.k) + " slices " + format_bytes(plan.estimate.vectors) +
+                         ", rank 0 " + format_bytes(plan.estimate.rank0) + ") exceeds the memory limit " +
+                         format_bytes(limit) + ": " + fits +
+                         "; more data ranks or smaller tiles (--block-rows) also reduce it";
+        if (!o.dry_run) TESSEL_THROW(OutOfMemoryBudget, plan.does_not_fit);
+    }
+    return plan;
+}
+
+template <typename V>
+void plan_run(RunContext<V>& c, ReconstructResult& result) {
+    const ReconstructOptions& o = c.o;
+    const InputInfo& info = c.info;
+    const Geometry& g = c.g();
+    c.nnz_bound = estimate_nnz(g);
+    c.limit = memory_limit(o, c.world);
+    c.plan = choose_plan(o, info, c.nnz_bound, c.world_size, c.limit, static_cast<size_type>(c.resume_header[2]));
+    result.estimate = c.plan.estimate;
+    result.memory_limit = c.limit;
+    result.p_data = c.plan.p_data;
+    result.p_batch = c.plan.p_batch;
+    result.batch_slices = c.plan.k;
+    if (!c.talk) return;
+    std::ostream& log = c.log;
+    log << "tessel-xct " << version << ": " << info.description << "\n";
+    log << "  " << g.describe() << ", slices " << info.first_slice << ":" << info.first_slice + info.slices
+        << ", centre " << info.center << "\n";
+    log << "  " << c.world_size << " rank(s): " << c.plan.p_data << " data x " << c.plan.p_batch << " batch, "
+        << c.plan.k << " slice(s) per batch, " << c.rounds() << " round(s); " << method_name(o);
+    if (!o.fbp) log << ", " << o.solver.iterations << " iterations";
+    log << ", " << (sizeof(V) == 8 ? "double" : "single") << " precision, " << to_string(o.order) << " order\n";
+    log << "memory estimate (nnz(A) <= " << c.nnz_bound << "):\n" << estimate_text(c.plan.estimate, c.limit);
+    if (!c.plan.does_not_fit.empty()) log << "does not fit: " << c.plan.does_not_fit << "\n";
+}
+
+template void plan_run<float>(RunContext<float>&, ReconstructResult&);
+template void plan_run<double>(RunContext<double>&, ReconstructResult&);
+
+}  // namespace tessel::xct

@@ -1,0 +1,35 @@
+// The plan of a reconstruction: how much memory a rank may use, how many ranks split A (data)
+// and the slices (batch), and how many slices one batch holds.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "apps/xct/memory_estimate.hpp"
+#include "apps/xct/reconstruct.hpp"
+#include "apps/xct/sinogram_source.hpp"
+
+namespace tessel::xct {
+
+struct RunPlan {
+    int p_data = 1, p_batch = 1;
+    size_type k = 1;
+    MemoryPlan memory;
+    MemoryEstimate estimate;
+    std::string does_not_fit;  // why the estimate exceeds the limit (dry runs report it)
+};
+
+/// The memory one rank may use: the option, or MemAvailable shared by the ranks of the node
+/// (the smallest over the ranks). Collective.
+double memory_limit(const ReconstructOptions& o, MPI_Comm world);
+
+/// The estimate's items, one a line, and the total against the limit.
+std::string estimate_text(const MemoryEstimate& e, double limit);
+
+/// Picks the data ranks and the slices per batch so that the estimate fits the limit, or throws
+/// OutOfMemoryBudget saying what would fit (dry runs get does_not_fit instead).
+RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_type nnz, int ranks, double limit,
+                    size_type resume_width);
+
+}  // namespace tessel::xct
