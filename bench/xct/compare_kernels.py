@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Times tessel-xct's CGLS iterations with each local kernel, back to back in one run, and
-prints the median seconds per iteration and the ratio to the CSR row split of the same binary
+prints the seconds per iteration and the ratio to the CSR row split of the same binary
 and rank count (issue 12's table). Each case: BINARY:KERNEL[:RANKS]."""
 import argparse
 import json
