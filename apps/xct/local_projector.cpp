@@ -89,12 +89,12 @@ nlohmann::json LocalProjector<V>::describe() const {
                      {"pixels", pixels_},
                      {"rays", rays_},
                      {"matrix_bytes", matrix_bytes()},
-                     {"build_seconds", build_seconds_},
-                     {"A", a_.describe()},
-                     {"At", at_.describe()}};
-    if (options_.kernel != Kernel::csr) {
+                     {"build_seconds", build_seconds_}};
+    if (options_.kernel != Kernel::csr) {  // the tiled forms' sizes, padding and reuse
         j["block_rows"] = options_.tiles.block_rows;
         j["buffer_entries"] = options_.tiles.buffer_entries;
+        j["A"] = a_.describe();
+        j["At"] = at_.describe();
     }
     return j;
 }
