@@ -1,0 +1,254 @@
+// Measuring, caching and interpolating the tile GEMM rate table.
+#include "apps/ccsd_abcd/gemm_rate_table.hpp"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "apps/ccsd_abcd/executor.hpp"
+#include "apps/ccsd_abcd/synthetic_generator.hpp"
+#include "apps/ccsd_abcd/tile_values.hpp"
+#include "core/error.hpp"
+#include "core/kernels/gemm_kernels.hpp"
+#include "core/metrics.hpp"
+#include "core/timer.hpp"
+
+namespace tessel::abcd {
+
+namespace {
+
+// Position of x between the measured sizes: index of the lower one and the weight of the
+// upper one, in log2 (clamped at both ends).
+std::pair<std::size_t, double> locate(const std::vector<size_type>& sizes, size_type x) {
+    if (x <= sizes.front() || sizes.size() == 1) return {0, 0.0};
+    if (x >= sizes.back()) return {sizes.size() - 2, 1.0};
+    const auto hi = static_cast<std::size_t>(std::upper_bound(sizes.begin(), sizes.end(), x) - sizes.begin());
+    const double l0 = std::log2(double(sizes[hi - 1])), l1 = std::log2(double(sizes[hi]));
+    return {hi - 1, (std::log2(double(x)) - l0) / (l1 - l0)};
+}
+
+template <typename T>
+double time_shape(size_type m, size_type n, size_type k, double seconds) {
+    std::vector<T> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n)), c(static_cast<std::size_t>(m * n), T(0));
+    fill_tile(3, Operand::a, 0, m, 0, k, a.data());
+    fill_tile(3, Operand::b, 0, k, 0, n, b.data());
+    cpu::gemm(m, n, k, T(1), a.data(), m, b.data(), k, T(1), c.data(), m);  // warm-up
+    const double flops = 2.0 * double(m) * double(n) * double(k);
+    double best = 0;
+    for (int round = 0; round < 2; ++round) {
+        Timer t;
+        long calls = 0;
+        do {
+            cpu::gemm(m, n, k, T(1), a.data(), m, b.data(), k, T(1), c.data(), m);
+            ++calls;
+        } while (t.seconds() < seconds);
+        best = std::max(best, flops * double(calls) / t.seconds());
+    }
+    return best;
+}
+
+// The executor on one core over a problem of 4 x 4 tiles (tens of thousands of GEMMs): what
+// it spends per GEMM beyond the modelled GEMM and fill time is its per-GEMM overhead.
+template <typename T>
+double measure_overhead(const GemmRateTable& table) {
+    SyntheticOptions o;
+    o.m = 192;
+    o.n = 192;
+    o.tile_min = o.tile_max = 4;
+    o.density_a = o.density_b = 1.0;
+    const Problem p = synthetic_problem(o);
+    InspectorOptions io;
+    io.device_memory = size_type(1) << 30;
+    io.precision = std::is_same_v<T, double> ? Precision::float64 : Precision::float32;
+    const Plan plan = inspect(p, io);
+    ExecutorOptions eo;
+    eo.backend = Backend::cpu;
+    double best = 1e300;
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(1);
+    for (int round = 0; round < 2; ++round) {
+        auto a = make_local_a<T>(p, plan.grid, 0);
+        TileStore<T> c;
+        best = std::min(best, execute_cpu<T>(p, plan, a, c, eo).seconds);
+    }
+    omp_set_num_threads(threads);
+    const double modelled = double(plan.product.gemms) * table.gemm_seconds(4, 4, 4) +
+                            double(p.k() * p.n() + p.m() * p.n()) * table.fill_seconds_per_value;
+    return std::max(0.0, (best - modelled) / double(plan.product.gemms));
+}
+
+template <typename T>
+double measure_fill() {
+    const size_type n = 256;
+    std::vector<T> tile(static_cast<std::size_t>(n * n));
+    double best = 1e300;
+    for (int round = 0; round < 3; ++round) {
+        Timer t;
+        fill_tile(5, Operand::b, 0, n, 0, n, tile.data());
+        best = std::min(best, t.seconds());
+    }
+    return best / double(n * n);
+}
+
+template <typename T>
+GemmRateTable measure(const std::vector<size_type>& sizes, double seconds) {
+    GemmRateTable t;
+    t.machine = machine_key(std::is_same_v<T, double>);
+    t.sizes = sizes;
+    t.rates.assign(sizes.size() * sizes.size() * sizes.size(), 0.0);
+    cpu::BlasThreads single(1);  // as each executor task runs its GEMM
+    for (std::size_t im = 0; im < sizes.size(); ++im)
+        for (std::size_t in = 0; in < sizes.size(); ++in)
+            for (std::size_t ik = 0; ik < sizes.size(); ++ik)
+                t.at(im, in, ik) = time_shape<T>(sizes[im], sizes[in], sizes[ik], seconds);
+    t.fill_seconds_per_value = measure_fill<T>();
+    t.gemm_overhead_seconds = measure_overhead<T>(t);
+    return t;
+}
+
+std::string cache_dir() {
+    if (const char* d = std::getenv("TESSEL_CACHE_DIR"); d && *d) return d;
+    if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/tessel";
+    if (const char* d = std::getenv("HOME"); d && *d) return std::string(d) + "/.cache/tessel";
+    return "/tmp/tessel-cache";
+}
+
+std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            return colon == std::string::npos ? line : line.substr(colon + 2);
+        }
+    return "unknown CPU";
+}
+
+}  // namespace
+
+double GemmRateTable::rate(size_type m, size_type n, size_type k) const {
+    const auto [im, wm] = locate(sizes, m);
+    const auto [in, wn] = locate(sizes, n);
+    const auto [ik, wk] = locate(sizes, k);
+    const std::size_t last = sizes.size() - 1;
+    double log_rate = 0;
+    for (int dm = 0; dm < 2; ++dm)
+        for (int dn = 0; dn < 2; ++dn)
+            for (int dk = 0; dk < 2; ++dk) {
+                const double w = (dm ? wm : 1 - wm) * (dn ? wn : 1 - wn) * (dk ? wk : 1 - wk);
+                if (w == 0) continue;
+                log_rate += w * std::log(at(std::min(im + dm, last), std::min(in + dn, last), std::min(ik + dk, last)));
+            }
+    return std::exp(log_rate);
+}
+
+double GemmRateTable::gemm_seconds(size_type m, size_type n, size_type k) const {
+    return 2.0 * double(m) * double(n) * double(k) / rate(m, n, k);
+}
+
+void GemmRateTable::validate(const std::string& what) const {
+    if (sizes.empty()) TESSEL_INVALID_INPUT(what, 0, "the rate table has no sizes");
+    for (std::size_t s = 0; s < sizes.size(); ++s)
+        if (sizes[s] < 1 || (s > 0 && sizes[s] <= sizes[s - 1]))
+            TESSEL_INVALID_INPUT(what, 0, "the rate table's sizes must be positive and ascending");
+    if (rates.size() != sizes.size() * sizes.size() * sizes.size())
+        TESSEL_INVALID_INPUT(what, 0, "the rate table has " + std::to_string(rates.size()) + " rates, its sizes need " +
+                                          std::to_string(sizes.size() * sizes.size() * sizes.size()));
+    for (double r : rates)
+        if (!(std::isfinite(r) && r > 0)) TESSEL_INVALID_INPUT(what, 0, "the rate table holds a rate that is not positive");
+    if (!(std::isfinite(gemm_overhead_seconds) && gemm_overhead_seconds >= 0 && std::isfinite(fill_seconds_per_value) &&
+          fill_seconds_per_value >= 0))
+        TESSEL_INVALID_INPUT(what, 0, "the rate table's overheads must be finite and not negative");
+}
+
+std::string machine_key(bool double_precision) {
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    return std::string(host) + " / " + cpu_model() + " / " + cpu::blas_library() + " / " +
+           (double_precision ? "double" : "float");
+}
+
+std::vector<size_type> default_rate_table_sizes() { return {8, 16, 32, 64, 128, 256, 512, 1024}; }
+
+GemmRateTable measure_gemm_rate_table(bool double_precision, const std::vector<size_type>& sizes, double seconds) {
+    return double_precision ? measure<double>(sizes, seconds) : measure<float>(sizes, seconds);
+}
+
+std::string rate_table_cache_path(const std::string& machine) {
+    std::ostringstream name;
+    name << cache_dir() << "/abcd-gemm-rates-" << std::hex << std::hash<std::string>{}(machine) << ".json";
+    return name.str();
+}
+
+std::string rate_table_json(const GemmRateTable& t) {
+    nlohmann::json j;
+    j["format"] = "tessel-abcd gemm rates";
+    j["machine"] = t.machine;
+    j["sizes"] = t.sizes;
+    j["rates_flops_per_second"] = t.rates;
+    j["gemm_overhead_seconds"] = t.gemm_overhead_seconds;
+    j["fill_seconds_per_value"] = t.fill_seconds_per_value;
+    return j.dump(1) + "\n";
+}
+
+GemmRateTable read_rate_table(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) TESSEL_INVALID_INPUT(path, 0, "cannot be read");
+    GemmRateTable t;
+    try {
+        const auto j = nlohmann::json::parse(in);
+        if (j.value("format", "") != "tessel-abcd gemm rates") TESSEL_INVALID_INPUT(path, 0, "not a tessel-abcd rate table");
+        t.machine = j.at("machine").get<std::string>();
+        t.sizes = j.at("sizes").get<std::vector<size_type>>();
+        t.rates = j.at("rates_flops_per_second").get<std::vector<double>>();
+        t.gemm_overhead_seconds = j.at("gemm_overhead_seconds").get<double>();
+        t.fill_seconds_per_value = j.at("fill_seconds_per_value").get<double>();
+    } catch (const nlohmann::json::exception& e) {
+        TESSEL_INVALID_INPUT(path, 0, std::string("not a rate table: ") + e.what());
+    }
+    t.validate(path);
+    return t;
+}
+
+GemmRateTable machine_rate_table(bool double_precision, bool recalibrate, std::string* note) {
+    const std::string key = machine_key(double_precision);
+    const std::string path = rate_table_cache_path(key);
+    if (!recalibrate && std::filesystem::exists(path)) {
+        try {
+            GemmRateTable t = read_rate_table(path);
+            if (t.machine == key) {
+                if (note) *note = "cached in " + path;
+                return t;
+            }
+        } catch (const Error&) {
+            // an unreadable cache is measured again below
+        }
+    }
+    Timer timer;
+    GemmRateTable t = measure_gemm_rate_table(double_precision, default_rate_table_sizes());
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+    std::string saved = "not cached: " + path + " cannot be written";
+    try {
+        write_file_atomically(path, rate_table_json(t));
+        saved = "cached in " + path;
+    } catch (const Error&) {
+    }
+    if (note) {
+        char secs[32];
+        std::snprintf(secs, sizeof secs, "%.1f", timer.seconds());
+        *note = std::string("measured now in ") + secs + " s, " + saved;
+    }
+    return t;
+}
+
+}  // namespace tessel::abcd
