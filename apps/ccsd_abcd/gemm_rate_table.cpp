@@ -16,6 +16,7 @@
 
 #include "apps/ccsd_abcd/executor.hpp"
 #include "apps/ccsd_abcd/synthetic_generator.hpp"
+#include "apps/ccsd_abcd/tile_source.hpp"
 #include "apps/ccsd_abcd/tile_values.hpp"
 #include "core/error.hpp"
 #include "core/kernels/gemm_kernels.hpp"
@@ -36,19 +37,34 @@ std::pair<std::size_t, double> locate(const std::vector<size_type>& sizes, size_
     return {hi - 1, (std::log2(double(x)) - l0) / (l1 - l0)};
 }
 
+// One shape on one core. The executor's GEMMs read A and B tiles that other GEMMs have not
+// just touched, so the operands cycle through a pool larger than the caches close to the core
+// (a hot loop on one set of operands would overstate the rate of small tiles).
 template <typename T>
 double time_shape(size_type m, size_type n, size_type k, double seconds) {
-    std::vector<T> a(static_cast<std::size_t>(m * k)), b(static_cast<std::size_t>(k * n)), c(static_cast<std::size_t>(m * n), T(0));
-    fill_tile(3, Operand::a, 0, m, 0, k, a.data());
-    fill_tile(3, Operand::b, 0, k, 0, n, b.data());
-    cpu::gemm(m, n, k, T(1), a.data(), m, b.data(), k, T(1), c.data(), m);  // warm-up
+    constexpr double pool_bytes = 24.0 * 1024 * 1024;
+    const double set_bytes = double(m * k + k * n + m * n) * sizeof(T);
+    const std::size_t sets = static_cast<std::size_t>(std::clamp(pool_bytes / set_bytes, 1.0, 4096.0));
+    struct Set {
+        std::vector<T> a, b, c;
+    };
+    std::vector<Set> pool(sets);
+    for (auto& x : pool) {
+        x.a.resize(static_cast<std::size_t>(m * k));
+        x.b.resize(static_cast<std::size_t>(k * n));
+        x.c.assign(static_cast<std::size_t>(m * n), T(0));
+        fill_tile(3, Operand::a, 0, m, 0, k, x.a.data());
+        fill_tile(3, Operand::b, 0, k, 0, n, x.b.data());
+    }
+    auto call = [&](Set& x) { cpu::gemm(m, n, k, T(1), x.a.data(), m, x.b.data(), k, T(1), x.c.data(), m); };
+    call(pool[0]);  // warm-up
     const double flops = 2.0 * double(m) * double(n) * double(k);
     double best = 0;
     for (int round = 0; round < 2; ++round) {
         Timer t;
         long calls = 0;
         do {
-            cpu::gemm(m, n, k, T(1), a.data(), m, b.data(), k, T(1), c.data(), m);
+            call(pool[static_cast<std::size_t>(calls) % sets]);
             ++calls;
         } while (t.seconds() < seconds);
         best = std::max(best, flops * double(calls) / t.seconds());
@@ -56,16 +72,16 @@ double time_shape(size_type m, size_type n, size_type k, double seconds) {
     return best;
 }
 
-// The executor on one core over a problem of 4 x 4 tiles (tens of thousands of GEMMs): what
-// it spends per GEMM beyond the modelled GEMM and fill time is its per-GEMM overhead.
+// Executor core-seconds beyond the modelled GEMM and fill time on a problem of 8 x 8 tiles
+// whose shapes are `pairs_a` and `pairs_b` (tiles x tiles), run with the threads of this
+// process (wall time x threads: contention between the threads counts as overhead).
 template <typename T>
-double measure_overhead(const GemmRateTable& table) {
-    SyntheticOptions o;
-    o.m = 192;
-    o.n = 192;
-    o.tile_min = o.tile_max = 4;
-    o.density_a = o.density_b = 1.0;
-    const Problem p = synthetic_problem(o);
+double excess_seconds(const GemmRateTable& table, size_type tiles, std::vector<std::pair<size_type, size_type>> pairs_a,
+                      std::vector<std::pair<size_type, size_type>> pairs_b, double* gemms, double* tile_count) {
+    const Tiling t = Tiling::from_sizes(std::vector<size_type>(static_cast<std::size_t>(tiles), 8));
+    Problem p = make_problem(t, t, TileShape::from_pairs(tiles, tiles, std::move(pairs_a)), t, t,
+                             TileShape::from_pairs(tiles, tiles, std::move(pairs_b)));
+    p.values = std::make_shared<GeneratedTiles>(7, t, t, t);
     InspectorOptions io;
     io.device_memory = size_type(1) << 30;
     io.precision = std::is_same_v<T, double> ? Precision::float64 : Precision::float32;
@@ -73,17 +89,43 @@ double measure_overhead(const GemmRateTable& table) {
     ExecutorOptions eo;
     eo.backend = Backend::cpu;
     double best = 1e300;
-    const int threads = omp_get_max_threads();
-    omp_set_num_threads(1);
     for (int round = 0; round < 2; ++round) {
         auto a = make_local_a<T>(p, plan.grid, 0);
         TileStore<T> c;
-        best = std::min(best, execute_cpu<T>(p, plan, a, c, eo).seconds);
+        best = std::min(best, execute<T>(p, plan, a, c, eo).seconds);
     }
-    omp_set_num_threads(threads);
-    const double modelled = double(plan.product.gemms) * table.gemm_seconds(4, 4, 4) +
-                            double(p.k() * p.n() + p.m() * p.n()) * table.fill_seconds_per_value;
-    return std::max(0.0, (best - modelled) / double(plan.product.gemms));
+    *gemms = double(plan.product.gemms);
+    *tile_count = double(p.b_shape.nnz() + plan.product.c_shape.nnz());
+    const double modelled = *gemms * table.gemm_seconds(8, 8, 8) + p.b_shape.area(t, t) * table.fill_seconds_per_value;
+    return best * omp_get_max_threads() - modelled;
+}
+
+// The executor's overheads: per tile GEMM (task list, C tile lookup, scheduling) and per tile
+// of B and C (buffers taken and given back, zeroing, hand-over), from two problems of 8 x 8
+// tiles: dense (48 GEMMs per tile of C) and diagonal (one GEMM per tile of C).
+template <typename T>
+void measure_overheads(GemmRateTable& table) {
+    const size_type n = 48, d = 4096;
+    std::vector<std::pair<size_type, size_type>> dense, diagonal;
+    for (size_type i = 0; i < n; ++i)
+        for (size_type j = 0; j < n; ++j) dense.emplace_back(i, j);
+    for (size_type i = 0; i < d; ++i) diagonal.emplace_back(i, i);
+    double g1 = 0, t1 = 0, g2 = 0, t2 = 0;
+    const double e1 = excess_seconds<T>(table, n, dense, dense, &g1, &t1);
+    const double e2 = excess_seconds<T>(table, d, diagonal, diagonal, &g2, &t2);
+    // e1 = g1·o_gemm + t1·o_tile, e2 = g2·o_gemm + t2·o_tile.
+    const double det = g1 * t2 - g2 * t1;
+    double per_gemm = (e1 * t2 - e2 * t1) / det, per_tile = (g1 * e2 - g2 * e1) / det;
+    if (per_gemm < 0) {
+        per_gemm = 0;
+        per_tile = std::max(0.0, e2 / t2);
+    }
+    if (per_tile < 0) {
+        per_tile = 0;
+        per_gemm = std::max(0.0, e1 / g1);
+    }
+    table.gemm_overhead_seconds = per_gemm;
+    table.tile_overhead_seconds = per_tile;
 }
 
 template <typename T>
@@ -111,7 +153,7 @@ GemmRateTable measure(const std::vector<size_type>& sizes, double seconds) {
             for (std::size_t ik = 0; ik < sizes.size(); ++ik)
                 t.at(im, in, ik) = time_shape<T>(sizes[im], sizes[in], sizes[ik], seconds);
     t.fill_seconds_per_value = measure_fill<T>();
-    t.gemm_overhead_seconds = measure_overhead<T>(t);
+    measure_overheads<T>(t);
     return t;
 }
 
@@ -166,7 +208,7 @@ void GemmRateTable::validate(const std::string& what) const {
     for (double r : rates)
         if (!(std::isfinite(r) && r > 0)) TESSEL_INVALID_INPUT(what, 0, "the rate table holds a rate that is not positive");
     if (!(std::isfinite(gemm_overhead_seconds) && gemm_overhead_seconds >= 0 && std::isfinite(fill_seconds_per_value) &&
-          fill_seconds_per_value >= 0))
+          fill_seconds_per_value >= 0 && std::isfinite(tile_overhead_seconds) && tile_overhead_seconds >= 0))
         TESSEL_INVALID_INPUT(what, 0, "the rate table's overheads must be finite and not negative");
 }
 
@@ -197,6 +239,7 @@ std::string rate_table_json(const GemmRateTable& t) {
     j["rates_flops_per_second"] = t.rates;
     j["gemm_overhead_seconds"] = t.gemm_overhead_seconds;
     j["fill_seconds_per_value"] = t.fill_seconds_per_value;
+    j["tile_overhead_seconds"] = t.tile_overhead_seconds;
     return j.dump(1) + "\n";
 }
 
@@ -212,6 +255,7 @@ GemmRateTable read_rate_table(const std::string& path) {
         t.rates = j.at("rates_flops_per_second").get<std::vector<double>>();
         t.gemm_overhead_seconds = j.at("gemm_overhead_seconds").get<double>();
         t.fill_seconds_per_value = j.at("fill_seconds_per_value").get<double>();
+        t.tile_overhead_seconds = j.value("tile_overhead_seconds", 0.0);
     } catch (const nlohmann::json::exception& e) {
         TESSEL_INVALID_INPUT(path, 0, std::string("not a rate table: ") + e.what());
     }

@@ -17,6 +17,7 @@ struct GemmRateTable {
     std::vector<size_type> sizes;      ///< measured sizes per dimension, ascending (>= 1)
     std::vector<double> rates;         ///< FLOP/s of one core, [m][n][k] over `sizes`
     double gemm_overhead_seconds = 0;  ///< per tile GEMM in the executor beyond the GEMM call
+    double tile_overhead_seconds = 0;  ///< per tile of B and of C the executor makes (buffers, zeroing)
     double fill_seconds_per_value = 0; ///< making one value of a B tile (and zeroing C)
 
     /// The rate of an m x n x k GEMM: trilinear in log2 of the sizes between measured shapes,
@@ -39,8 +40,9 @@ struct GemmRateTable {
 std::string machine_key(bool double_precision);
 
 /// Measures the table on one core: every shape of sizes³ for about `seconds_per_shape`
-/// (best of two rounds), the overhead from a run of tiny GEMMs through the same code path,
-/// the fill cost from the tile-value function.
+/// (best of two rounds), the fill cost from the tile-value function, and the executor's
+/// overheads per GEMM and per tile from two runs of it on 8 x 8 tiles with this process's
+/// threads (dense: many GEMMs per tile; diagonal: one).
 GemmRateTable measure_gemm_rate_table(bool double_precision, const std::vector<size_type>& sizes,
                                       double seconds_per_shape = 0.004);
 

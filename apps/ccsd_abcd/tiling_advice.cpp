@@ -52,19 +52,26 @@ TilingPrediction predict_tiling(const Problem& p, const GemmRateTable& table, in
         }
     }
     const double b_area = bs.area(p.k_tiling, p.n_tiling);
-    r.overhead_seconds = double(r.gemms) * table.gemm_overhead_seconds;
+    r.overhead_seconds = double(r.gemms) * table.gemm_overhead_seconds +
+                         double(r.b_tiles + r.c_tiles) * table.tile_overhead_seconds;
     r.fill_seconds = b_area * table.fill_seconds_per_value;
     r.predicted_seconds = (r.gemm_seconds + r.overhead_seconds + r.fill_seconds) / double(workers);
     r.memory_bytes = (as.area(p.m_tiling, p.k_tiling) + b_area + c_area) * double(value_bytes(p.precision));
     return r;
 }
 
-std::size_t recommend_tiling(const std::vector<TilingPrediction>& c) {
+std::size_t recommend_tiling(const std::vector<TilingPrediction>& c, double margin) {
     if (c.empty()) TESSEL_INVALID_INPUT("--advise-tiles", 0, "no candidate tiling");
-    std::size_t best = 0;
+    std::size_t fastest = 0;
     for (std::size_t x = 1; x < c.size(); ++x)
-        if (c[x].predicted_seconds < c[best].predicted_seconds) best = x;
-    return best;
+        if (c[x].predicted_seconds < c[fastest].predicted_seconds) fastest = x;
+    // Within the margin the model cannot tell candidates apart, and its error grows with the
+    // number of small GEMMs (measured: the smallest tiles run slower than the table says), so
+    // the candidate with the fewest GEMMs among them is the safer choice.
+    std::size_t pick = fastest;
+    for (std::size_t x = 0; x < c.size(); ++x)
+        if (c[x].predicted_seconds <= c[fastest].predicted_seconds * (1 + margin) && c[x].gemms < c[pick].gemms) pick = x;
+    return pick;
 }
 
 std::string advice_table(const std::vector<TilingPrediction>& c, std::size_t recommended) {

@@ -21,7 +21,7 @@ struct TilingPrediction {
     double flops = 0;           ///< Σ 2 m n k over the tile GEMMs (= the inspector's count)
     size_type gemms = 0;
     double gemm_seconds = 0;    ///< Σ 2 m n k / rate(m, n, k), core-seconds
-    double overhead_seconds = 0;  ///< gemms x the per-GEMM overhead, core-seconds
+    double overhead_seconds = 0;  ///< GEMMs and tiles of B and C x their overheads, core-seconds
     double fill_seconds = 0;    ///< B's values made on demand, core-seconds
     double predicted_seconds = 0;  ///< (gemm + overhead + fill) / workers
     double memory_bytes = 0;    ///< A, B and C stored whole (element areas x value size)
@@ -33,9 +33,10 @@ struct TilingPrediction {
 TilingPrediction predict_tiling(const Problem& problem, const GemmRateTable& table, int workers,
                                 const std::string& label = "", size_type parameter = 0);
 
-/// The candidate with the least predicted time (the first of equals). Throws InvalidInput when
-/// there is none.
-std::size_t recommend_tiling(const std::vector<TilingPrediction>& candidates);
+/// The recommended candidate: of those predicted within `margin` (a fraction) of the fastest,
+/// the one with the fewest tile GEMMs (the model underestimates small GEMMs most); margin 0
+/// gives the fastest predicted (the first of equals). Throws InvalidInput when there is none.
+std::size_t recommend_tiling(const std::vector<TilingPrediction>& candidates, double margin = 0.10);
 
 /// The table of candidates (one line each, the recommendation marked) and a last line
 /// "recommended: cluster 8 (predicted 0.12 s, 1.8x faster than the slowest candidate)".
