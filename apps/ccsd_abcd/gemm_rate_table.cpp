@@ -60,7 +60,7 @@ double time_shape(size_type m, size_type n, size_type k, double seconds) {
     call(pool[0]);  // warm-up
     const double flops = 2.0 * double(m) * double(n) * double(k);
     double best = 0;
-    for (int round = 0; round < 2; ++round) {
+    for (int round = 0; round < 3; ++round) {
         Timer t;
         long calls = 0;
         do {
@@ -141,6 +141,21 @@ double measure_fill() {
     return best / double(n * n);
 }
 
+// Other processes can only slow a measurement down, and a larger GEMM runs at least as fast
+// as a smaller one: each rate becomes the largest measured at its shape or any smaller one
+// (dips from a busy machine are removed; the table is the running maximum in m, n and k).
+void monotone_envelope(GemmRateTable& t) {
+    const std::size_t n = t.sizes.size();
+    for (std::size_t m = 0; m < n; ++m)
+        for (std::size_t c = 0; c < n; ++c)
+            for (std::size_t k = 0; k < n; ++k) {
+                double& r = t.at(m, c, k);
+                if (m > 0) r = std::max(r, t.at(m - 1, c, k));
+                if (c > 0) r = std::max(r, t.at(m, c - 1, k));
+                if (k > 0) r = std::max(r, t.at(m, c, k - 1));
+            }
+}
+
 template <typename T>
 GemmRateTable measure(const std::vector<size_type>& sizes, double seconds) {
     GemmRateTable t;
@@ -152,6 +167,7 @@ GemmRateTable measure(const std::vector<size_type>& sizes, double seconds) {
         for (std::size_t in = 0; in < sizes.size(); ++in)
             for (std::size_t ik = 0; ik < sizes.size(); ++ik)
                 t.at(im, in, ik) = time_shape<T>(sizes[im], sizes[in], sizes[ik], seconds);
+    monotone_envelope(t);
     t.fill_seconds_per_value = measure_fill<T>();
     measure_overheads<T>(t);
     return t;

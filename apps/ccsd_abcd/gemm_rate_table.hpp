@@ -40,7 +40,7 @@ struct GemmRateTable {
 std::string machine_key(bool double_precision);
 
 /// Measures the table on one core: every shape of sizes³ for about `seconds_per_shape`
-/// (best of two rounds), the fill cost from the tile-value function, and the executor's
+/// (best of three rounds, then the running maximum over smaller shapes), the fill cost from the tile-value function, and the executor's
 /// overheads per GEMM and per tile from two runs of it on 8 x 8 tiles with this process's
 /// threads (dense: many GEMMs per tile; diagonal: one).
 GemmRateTable measure_gemm_rate_table(bool double_precision, const std::vector<size_type>& sizes,

@@ -53,7 +53,7 @@ struct Args {
     size_type dgemm_size = 2048;
     bool verify = false, output_tiles = false, save_tiles = false, plan_only = false, verbose = false, quiet = false;
     // Tile-size advice (issue 17).
-    std::string tiling = "given";
+    std::string tiling = "given", rate_table;
     bool advise_tiles = false, measure_candidates = false, calibrate = false;
 };
 
@@ -186,7 +186,13 @@ std::size_t advise_tiling(const Args& a, std::vector<TilingCandidate>& candidate
     std::string note;
     int recommended = collective(comm, [&] {
         if (rank != 0) return 0;
-        const GemmRateTable table = machine_rate_table(std::is_same_v<T, double>, a.calibrate, &note);
+        GemmRateTable table;
+        if (a.rate_table.empty()) {
+            table = machine_rate_table(std::is_same_v<T, double>, a.calibrate, &note);
+        } else {
+            table = read_rate_table(a.rate_table);
+            note = "from " + a.rate_table;
+        }
         for (const auto& c : candidates) predictions.push_back(predict_tiling(c.problem, table, workers, c.label, c.parameter));
         return static_cast<int>(recommend_tiling(predictions));
     });
@@ -530,6 +536,9 @@ int run(int argc, char** argv) {
         ->group(tg);
     app.add_option("--tiling", a.tiling, "given: the tiles as made; auto: run with the recommended candidate")
         ->check(CLI::IsMember({"given", "auto"}))
+        ->group(tg);
+    app.add_option("--rate-table", a.rate_table,
+                   "Use this GEMM rate table (JSON, as cached by --calibrate) instead of this machine's")
         ->group(tg);
     app.add_flag("--measure-candidates", a.measure_candidates,
                  "With --advise-tiles or --tiling auto: run the executor on every candidate and print the measured time")

@@ -5,8 +5,10 @@
 #include <cstdio>
 #include <memory>
 #include <filesystem>
+#include <fstream>
 
 #include "abcd_test_util.hpp"
+#include "apps/ccsd_abcd/gemm_rate_table.hpp"
 #include "apps/ccsd_abcd/problem_file.hpp"
 #include "io/hdf5_file.hpp"
 
@@ -50,6 +52,19 @@ int main(int argc, char** argv) {
         Problem nan = test::hand_problem({30}, {40, 60}, {50}, {{0, 0}, {0, 1}}, {{0, 0}, {1, 0}});
         nan.values = std::make_shared<NanInB>(nan.values);
         save_problem(nan, (dir / "bad-nan.h5").string(), true);
+        // A hand-made GEMM rate table (the advice tests do not depend on this machine's speed):
+        // 1 GFLOP/s at 8, doubling with each dimension at 64; 1 us per GEMM, 2 us per tile.
+        GemmRateTable rates;
+        rates.machine = "hand-made";
+        rates.sizes = {8, 64};
+        rates.rates.assign(8, 0.0);
+        for (std::size_t m = 0; m < 2; ++m)
+            for (std::size_t n = 0; n < 2; ++n)
+                for (std::size_t k = 0; k < 2; ++k) rates.at(m, n, k) = 1e9 * double(1 << (m + n + k));
+        rates.gemm_overhead_seconds = 1e-6;
+        rates.tile_overhead_seconds = 2e-6;
+        rates.fill_seconds_per_value = 1e-9;
+        std::ofstream((dir / "rates.json").string()) << rate_table_json(rates);
         write_raw((dir / "bad-mismatch.h5").string(), {10}, {4, 6}, {5, 5}, {3}, 10, 10, 3);
         write_raw((dir / "bad-cover.h5").string(), {6, 3}, {10}, {10}, {3}, 10, 10, 3);
         write_raw((dir / "bad-zero.h5").string(), {10}, {10}, {10}, {0, 3}, 10, 10, 3);

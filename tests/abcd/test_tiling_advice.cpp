@@ -114,9 +114,9 @@ TEST_CASE("the recommendation follows the rates: fewest flops when GEMMs run ali
     const auto flat = predict_all(flat_table(1e9, 0, 0));
     for (std::size_t x = 1; x < flat.size(); ++x) CHECK(flat[x].flops > flat[0].flops);
     CHECK(recommend_tiling(flat, 0.0) == 0);
-    // 4 x 4 GEMMs 100 times slower than 64-sized ones: merged tiles win despite their flops.
+    // 4 x 4 GEMMs 100 times slower than 32-sized ones: merged tiles win despite their flops.
     GemmRateTable steep;
-    steep.sizes = {4, 64};
+    steep.sizes = {4, 32};
     steep.rates.assign(8, 0.0);
     for (std::size_t m = 0; m < 2; ++m)
         for (std::size_t n = 0; n < 2; ++n)
