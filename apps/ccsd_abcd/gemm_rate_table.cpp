@@ -2,6 +2,7 @@
 #include "apps/ccsd_abcd/gemm_rate_table.hpp"
 
 #include <omp.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,15 @@
 namespace tessel::abcd {
 
 namespace {
+
+// CPU time, not wall time: on a shared machine the calibration is descheduled at random, and
+// wall time would charge that to the GEMMs and overheads. The thread's clock for the one-core
+// GEMMs, the process's (all threads) for the executor runs.
+double cpu_seconds(clockid_t clock) {
+    timespec ts{};
+    clock_gettime(clock, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
 
 // Position of x between the measured sizes: index of the lower one and the weight of the
 // upper one, in log2 (clamped at both ends).
@@ -61,20 +71,22 @@ double time_shape(size_type m, size_type n, size_type k, double seconds) {
     const double flops = 2.0 * double(m) * double(n) * double(k);
     double best = 0;
     for (int round = 0; round < 3; ++round) {
-        Timer t;
+        const double start = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
         long calls = 0;
+        double used = 0;
         do {
             call(pool[static_cast<std::size_t>(calls) % sets]);
             ++calls;
-        } while (t.seconds() < seconds);
-        best = std::max(best, flops * double(calls) / t.seconds());
+            used = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - start;
+        } while (used < seconds);
+        best = std::max(best, flops * double(calls) / used);
     }
     return best;
 }
 
-// Executor core-seconds beyond the modelled GEMM and fill time on a problem of 8 x 8 tiles
-// whose shapes are `pairs_a` and `pairs_b` (tiles x tiles), run with the threads of this
-// process (wall time x threads: contention between the threads counts as overhead).
+// Executor core-seconds (process CPU time) beyond the modelled GEMM and fill time on a problem
+// of 8 x 8 tiles whose shapes are `pairs_a` and `pairs_b` (tiles x tiles), run with the
+// threads of this process (their waiting for each other counts as overhead).
 template <typename T>
 double excess_seconds(const GemmRateTable& table, size_type tiles, std::vector<std::pair<size_type, size_type>> pairs_a,
                       std::vector<std::pair<size_type, size_type>> pairs_b, double* gemms, double* tile_count) {
@@ -92,12 +104,14 @@ double excess_seconds(const GemmRateTable& table, size_type tiles, std::vector<s
     for (int round = 0; round < 2; ++round) {
         auto a = make_local_a<T>(p, plan.grid, 0);
         TileStore<T> c;
-        best = std::min(best, execute<T>(p, plan, a, c, eo).seconds);
+        const double start = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+        execute<T>(p, plan, a, c, eo);
+        best = std::min(best, cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - start);
     }
     *gemms = double(plan.product.gemms);
     *tile_count = double(p.b_shape.nnz() + plan.product.c_shape.nnz());
     const double modelled = *gemms * table.gemm_seconds(8, 8, 8) + p.b_shape.area(t, t) * table.fill_seconds_per_value;
-    return best * omp_get_max_threads() - modelled;
+    return best - modelled;
 }
 
 // The executor's overheads: per tile GEMM (task list, C tile lookup, scheduling) and per tile
