@@ -116,10 +116,11 @@ double excess_seconds(const GemmRateTable& table, size_type tiles, std::vector<s
 
 // The executor's overheads: per tile GEMM (task list, C tile lookup, scheduling) and per tile
 // of B and C (buffers taken and given back, zeroing, hand-over), from two problems of 8 x 8
-// tiles: dense (48 GEMMs per tile of C) and diagonal (one GEMM per tile of C).
+// tiles: dense (96 GEMMs per tile of C, operands beyond the nearest caches as in the table)
+// and diagonal (one GEMM per tile of C).
 template <typename T>
 void measure_overheads(GemmRateTable& table) {
-    const size_type n = 48, d = 4096;
+    const size_type n = 96, d = 4096;
     std::vector<std::pair<size_type, size_type>> dense, diagonal;
     for (size_type i = 0; i < n; ++i)
         for (size_type j = 0; j < n; ++j) dense.emplace_back(i, j);
