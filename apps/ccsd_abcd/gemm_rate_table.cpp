@@ -47,41 +47,52 @@ std::pair<std::size_t, double> locate(const std::vector<size_type>& sizes, size_
     return {hi - 1, (std::log2(double(x)) - l0) / (l1 - l0)};
 }
 
-// One shape on one core. The executor's GEMMs read A and B tiles that other GEMMs have not
-// just touched, so the operands cycle through a pool larger than the caches close to the core
-// (a hot loop on one set of operands would overstate the rate of small tiles).
+// One shape, per core while every thread of the process runs the same shape at once (as the
+// executor's tasks do: cores that share a physical core, caches or memory bandwidth slow each
+// other, most for the largest GEMMs). The executor's GEMMs read A and B tiles that other GEMMs
+// have not just touched, so each thread's operands cycle through a pool larger than the caches
+// close to the core (a hot loop on one set of operands would overstate small tiles). Timed in
+// each thread's CPU time; the rate is the mean over the threads, best of three rounds.
 template <typename T>
 double time_shape(size_type m, size_type n, size_type k, double seconds) {
     constexpr double pool_bytes = 24.0 * 1024 * 1024;
     const double set_bytes = double(m * k + k * n + m * n) * sizeof(T);
     const std::size_t sets = static_cast<std::size_t>(std::clamp(pool_bytes / set_bytes, 1.0, 4096.0));
-    struct Set {
-        std::vector<T> a, b, c;
-    };
-    std::vector<Set> pool(sets);
-    for (auto& x : pool) {
-        x.a.resize(static_cast<std::size_t>(m * k));
-        x.b.resize(static_cast<std::size_t>(k * n));
-        x.c.assign(static_cast<std::size_t>(m * n), T(0));
-        fill_tile(3, Operand::a, 0, m, 0, k, x.a.data());
-        fill_tile(3, Operand::b, 0, k, 0, n, x.b.data());
-    }
-    auto call = [&](Set& x) { cpu::gemm(m, n, k, T(1), x.a.data(), m, x.b.data(), k, T(1), x.c.data(), m); };
-    call(pool[0]);  // warm-up
     const double flops = 2.0 * double(m) * double(n) * double(k);
-    double best = 0;
-    for (int round = 0; round < 3; ++round) {
-        const double start = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
-        long calls = 0;
-        double used = 0;
-        do {
-            call(pool[static_cast<std::size_t>(calls) % sets]);
-            ++calls;
-            used = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - start;
-        } while (used < seconds);
-        best = std::max(best, flops * double(calls) / used);
+    const int threads = std::max(1, omp_get_max_threads());
+    std::vector<double> best(static_cast<std::size_t>(threads), 0.0);
+#pragma omp parallel num_threads(threads)
+    {
+        struct Set {
+            std::vector<T> a, b, c;
+        };
+        std::vector<Set> pool(sets);
+        for (auto& x : pool) {
+            x.a.resize(static_cast<std::size_t>(m * k));
+            x.b.resize(static_cast<std::size_t>(k * n));
+            x.c.assign(static_cast<std::size_t>(m * n), T(0));
+            fill_tile(3, Operand::a, 0, m, 0, k, x.a.data());
+            fill_tile(3, Operand::b, 0, k, 0, n, x.b.data());
+        }
+        auto call = [&](Set& x) { cpu::gemm(m, n, k, T(1), x.a.data(), m, x.b.data(), k, T(1), x.c.data(), m); };
+        call(pool[0]);  // warm-up
+        double& mine = best[static_cast<std::size_t>(omp_get_thread_num())];
+        for (int round = 0; round < 3; ++round) {
+#pragma omp barrier
+            const double start = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+            long calls = 0;
+            double used = 0;
+            do {
+                call(pool[static_cast<std::size_t>(calls) % sets]);
+                ++calls;
+                used = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - start;
+            } while (used < seconds);
+            mine = std::max(mine, flops * double(calls) / used);
+        }
     }
-    return best;
+    double sum = 0;
+    for (double r : best) sum += r;
+    return sum / double(threads);
 }
 
 // Executor core-seconds (process CPU time) beyond the modelled GEMM and fill time on a problem
