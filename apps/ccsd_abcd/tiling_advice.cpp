@@ -65,9 +65,8 @@ std::size_t recommend_tiling(const std::vector<TilingPrediction>& c, double marg
     std::size_t fastest = 0;
     for (std::size_t x = 1; x < c.size(); ++x)
         if (c[x].predicted_seconds < c[fastest].predicted_seconds) fastest = x;
-    // Within the margin the model cannot tell candidates apart, and its error grows with the
-    // number of small GEMMs (measured: the smallest tiles run slower than the table says), so
-    // the candidate with the fewest GEMMs among them is the safer choice.
+    // Within a margin the model cannot tell candidates apart; fewer, larger GEMMs are then the
+    // choice that depends least on the small-GEMM rates.
     std::size_t pick = fastest;
     for (std::size_t x = 0; x < c.size(); ++x)
         if (c[x].predicted_seconds <= c[fastest].predicted_seconds * (1 + margin) && c[x].gemms < c[pick].gemms) pick = x;
