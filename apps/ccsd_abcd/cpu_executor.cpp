@@ -3,19 +3,22 @@
 // there are too few to keep every core busy, and run as a dynamic task list over the cores.
 // Tasks whose A tiles are here run first; a GEMM whose A tile is still on its way waits for
 // that tile alone (the master thread drives MPI meanwhile, the others wait for its flag), so
-// computation starts at once and overlaps the arrival of A.
+// computation starts at once and overlaps the arrival of A. The master thread, out of tasks,
+// drives MPI until the others are done: no thread waits on work only another thread can do.
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <exception>
 #include <memory>
 #include <mutex>
 #include <thread>
 
-#include "apps/ccsd_abcd/blas.hpp"
 #include "apps/ccsd_abcd/executor.hpp"
 #include "apps/ccsd_abcd/tile_exchange.hpp"
+#include "core/error.hpp"
+#include "core/kernels/gemm_kernels.hpp"
 #include "core/timer.hpp"
 
 namespace tessel::abcd {
@@ -44,7 +47,7 @@ ExecutionResult execute_cpu(const Problem& p, const Plan& plan, TileStore<T>& a,
     Timer total;
     ExecutionResult r;
     const int threads = std::max(1, omp_get_max_threads());
-    r.backend = std::string("cpu: OpenBLAS ") + (std::is_same_v<T, double> ? "dgemm" : "sgemm") +
+    r.backend = std::string("cpu: ") + cpu::blas_library() + " " + (std::is_same_v<T, double> ? "dgemm" : "sgemm") +
                 " tile GEMMs as dynamic tasks over " + std::to_string(threads) + " thread(s)";
     TileExchange<T> ex(p, plan, o.rank, o.comm, a, c_owned);
     ex.start();
@@ -57,7 +60,7 @@ ExecutionResult execute_cpu(const Problem& p, const Plan& plan, TileStore<T>& a,
         const Tiling& mt = p.m_tiling;
         const Tiling& kt = p.k_tiling;
         const Tiling& nt = p.n_tiling;
-        BlasThreads single(1);  // each task's GEMM on the core that runs the task
+        cpu::BlasThreads single(1);  // each task's GEMM on the core that runs the task
         std::vector<ThreadTotals> totals(static_cast<std::size_t>(threads));
         std::vector<size_type> k_begin(static_cast<std::size_t>(kt.count()), 0), k_end(static_cast<std::size_t>(kt.count()), 0);
         for (const BlockPlan& bp : me.blocks) {
@@ -129,6 +132,13 @@ ExecutionResult execute_cpu(const Problem& p, const Plan& plan, TileStore<T>& a,
                 });
                 std::exception_ptr failure;
                 std::mutex failure_mutex;
+                std::atomic<std::size_t> tasks_done{0};
+                std::atomic<bool> abandoned{false};  // a task failed: nobody waits for A tiles any more
+                auto record_failure = [&] {
+                    std::lock_guard<std::mutex> lock(failure_mutex);
+                    if (!failure) failure = std::current_exception();
+                    abandoned.store(true, std::memory_order_release);
+                };
                 Timer since_progress;
 #pragma omp parallel
                 {
@@ -152,7 +162,11 @@ ExecutionResult execute_cpu(const Problem& p, const Plan& plan, TileStore<T>& a,
                                     if (tid == 0)
                                         ex.wait_for({apos});
                                     else
-                                        while (!ex.ready(apos)) std::this_thread::sleep_for(std::chrono::microseconds(20));
+                                        while (!ex.ready(apos)) {
+                                            if (abandoned.load(std::memory_order_acquire))
+                                                TESSEL_THROW(MpiError, "abandoned: another thread failed");
+                                            std::this_thread::sleep_for(std::chrono::microseconds(20));
+                                        }
                                     mine.wait_seconds += w.seconds();
                                 }
                                 const size_type k = as.col_idx()[apos];
@@ -163,7 +177,7 @@ ExecutionResult execute_cpu(const Problem& p, const Plan& plan, TileStore<T>& a,
                                     p.values->fill(Operand::b, k, col, b[bslot].data());
                                     mine.b_seconds += g.seconds();
                                 });
-                                gemm_accumulate(m, width, kk, a[apos].data(), m, b[bslot].data() + task.j0 * kk, kk,
+                                cpu::gemm(m, width, kk, T(1), a[apos].data(), m, b[bslot].data() + task.j0 * kk, kk, T(1),
                                                 cdata, m);
                                 mine.flops += 2.0 * double(m) * double(width) * double(kk);
                                 if (task.j0 == 0) ++mine.gemms;
@@ -176,8 +190,23 @@ ExecutionResult execute_cpu(const Problem& p, const Plan& plan, TileStore<T>& a,
                                 since_progress.restart();
                             }
                         } catch (...) {
-                            std::lock_guard<std::mutex> lock(failure_mutex);
-                            if (!failure) failure = std::current_exception();
+                            record_failure();
+                        }
+                        tasks_done.fetch_add(1, std::memory_order_acq_rel);
+                    }
+                    // Only the master thread may call MPI (MPI_THREAD_FUNNELED), and the others
+                    // may still wait for A tiles that only its progress brings in: out of tasks,
+                    // it keeps MPI moving until every task is done (or one failed), instead of
+                    // waiting at the barrier while they wait for it.
+                    if (tid == 0 && with_mpi) {
+                        try {
+                            while (tasks_done.load(std::memory_order_acquire) < tasks.size() &&
+                                   !abandoned.load(std::memory_order_acquire)) {
+                                ex.progress();
+                                std::this_thread::sleep_for(std::chrono::microseconds(20));
+                            }
+                        } catch (...) {
+                            record_failure();
                         }
                     }
                 }
@@ -206,10 +235,10 @@ ExecutionResult execute_cpu(const Problem& p, const Plan& plan, TileStore<T>& a,
     }
     ex.finish();
     const auto& cnt = ex.counters();
-    r.a_sent_bytes = cnt.a_sent;
-    r.a_received_bytes = cnt.a_received;
-    r.c_sent_bytes = cnt.c_sent;
-    r.c_received_bytes = cnt.c_received;
+    r.a_sent_bytes = cnt.a_sent();
+    r.a_received_bytes = cnt.a_received();
+    r.c_sent_bytes = cnt.c_sent();
+    r.c_received_bytes = cnt.c_received();
     r.a_wait_seconds = std::max(r.a_wait_seconds, cnt.wait_seconds);
     r.seconds = total.seconds();
     return r;

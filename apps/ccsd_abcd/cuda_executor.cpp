@@ -4,7 +4,6 @@
 // on several streams (one stream per C tile, so updates of a tile stay ordered); at the end of
 // a block the C tiles come back and leave for their owners. One host thread drives all the
 // devices of the process as a round of non-blocking steps and lets MPI progress in between.
-#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <omp.h>
 
@@ -16,6 +15,9 @@
 #include "apps/ccsd_abcd/executor.hpp"
 #include "apps/ccsd_abcd/tile_exchange.hpp"
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_spmm.hpp"
+#include "core/cuda/pinned_buffer.hpp"
+#include "core/kernels/gemm_kernels.hpp"
 #include "core/timer.hpp"
 
 namespace tessel::abcd {
@@ -49,17 +51,6 @@ constexpr size_type align_values = 64;  // 256 bytes in double, so every tile st
 
 size_type round_up(size_type x) { return (x + align_values - 1) / align_values * align_values; }
 
-cublasStatus_t gemm(cublasHandle_t h, int m, int n, int k, const double* a, int lda, const double* b, int ldb,
-                    double* c, int ldc) {
-    const double one = 1.0;
-    return cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, lda, b, ldb, &one, c, ldc);
-}
-cublasStatus_t gemm(cublasHandle_t h, int m, int n, int k, const float* a, int lda, const float* b, int ldb,
-                    float* c, int ldc) {
-    const float one = 1.0f;
-    return cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one, a, lda, b, ldb, &one, c, ldc);
-}
-
 // Everything one device needs, released in the destructor.
 template <typename T>
 struct Device {
@@ -68,13 +59,13 @@ struct Device {
     std::size_t block = 0;         // cursor into `blocks`
     int chunk = -1;                // next chunk to compute; -1 at a block's start
     std::array<cudaStream_t, streams_per_device> compute{};
-    std::array<cublasHandle_t, streams_per_device> handles{};
+    std::vector<cuda::GemmHandle> handles;  // one per compute stream (core's cuBLAS GEMM)
     cudaStream_t copy = nullptr;
-    T* block_buf = nullptr;                    // B tiles then C tiles of the current block
-    std::array<T*, 2> chunk_buf{nullptr, nullptr};
-    std::array<T*, 2> chunk_host{nullptr, nullptr};  // pinned staging of A chunks
-    std::array<T*, 2> b_host{nullptr, nullptr};      // pinned staging of B batches
-    T* c_host = nullptr;                               // pinned: C of a block on its way back
+    cuda::DeviceBuffer<T> block_buf;              // B tiles then C tiles of the current block
+    std::array<cuda::DeviceBuffer<T>, 2> chunk_buf;
+    std::array<cuda::PinnedBuffer<T>, 2> chunk_host;  // pinned staging of A chunks
+    std::array<cuda::PinnedBuffer<T>, 2> b_host;      // pinned staging of B batches
+    cuda::PinnedBuffer<T> c_host;                     // pinned: C of a block on its way back
     size_type b_stage_values = 0;
     std::array<cudaEvent_t, 2> copied{};                       // chunk buffer x is loaded
     std::array<std::array<cudaEvent_t, streams_per_device>, 2> computed{};  // GEMMs on buffer x done
@@ -86,16 +77,10 @@ struct Device {
     ~Device() {
         cudaSetDevice(id);
         cudaDeviceSynchronize();
-        for (auto h : handles)
-            if (h) cublasDestroy(h);
+        handles.clear();  // before their streams
         for (auto s : compute)
             if (s) cudaStreamDestroy(s);
         if (copy) cudaStreamDestroy(copy);
-        cudaFree(block_buf);
-        for (auto p : chunk_buf) cudaFree(p);
-        for (auto p : chunk_host) cudaFreeHost(p);
-        for (auto p : b_host) cudaFreeHost(p);
-        cudaFreeHost(c_host);
         for (auto e : copied)
             if (e) cudaEventDestroy(e);
         for (auto& row : computed)
@@ -163,22 +148,21 @@ private:
         d.b_stage_values = std::max(b_tile_max, size_type(64 << 20) / size_type(sizeof(T)));
         for (int s = 0; s < streams_per_device; ++s) {
             TESSEL_CUDA_CHECK(cudaStreamCreateWithFlags(&d.compute[s], cudaStreamNonBlocking));
-            TESSEL_CUBLAS_CHECK(cublasCreate(&d.handles[s]));
-            TESSEL_CUBLAS_CHECK(cublasSetStream(d.handles[s], d.compute[s]));
+            d.handles.emplace_back(static_cast<void*>(d.compute[s]));
         }
         TESSEL_CUDA_CHECK(cudaStreamCreateWithFlags(&d.copy, cudaStreamNonBlocking));
-        const auto bytes = [](size_type values) { return static_cast<std::size_t>(std::max<size_type>(values, 1)) * sizeof(T); };
-        TESSEL_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&d.block_buf), bytes(block_values)));
+        const auto at_least_one = [](size_type values) { return std::max<size_type>(values, 1); };
+        d.block_buf = cuda::DeviceBuffer<T>(at_least_one(block_values));
         for (int x = 0; x < 2; ++x) {
-            TESSEL_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&d.chunk_buf[x]), bytes(chunk_values)));
-            TESSEL_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&d.chunk_host[x]), bytes(chunk_values)));
-            TESSEL_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&d.b_host[x]), bytes(d.b_stage_values)));
+            d.chunk_buf[x] = cuda::DeviceBuffer<T>(at_least_one(chunk_values));
+            d.chunk_host[x].reserve(at_least_one(chunk_values));
+            d.b_host[x].reserve(at_least_one(d.b_stage_values));
             TESSEL_CUDA_CHECK(cudaEventCreateWithFlags(&d.copied[x], cudaEventDisableTiming));
             TESSEL_CUDA_CHECK(cudaEventCreateWithFlags(&d.b_copied[x], cudaEventDisableTiming));
             for (int s = 0; s < streams_per_device; ++s)
                 TESSEL_CUDA_CHECK(cudaEventCreateWithFlags(&d.computed[x][s], cudaEventDisableTiming));
         }
-        TESSEL_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&d.c_host), bytes(c_values)));
+        d.c_host.reserve(at_least_one(c_values));
         TESSEL_CUDA_CHECK(cudaEventCreateWithFlags(&d.c_back, cudaEventDisableTiming));
     }
 
@@ -231,7 +215,7 @@ private:
                    values + tile_values(bs, p_.k_tiling, p_.n_tiling, b.b_tiles[last]) <= d.b_stage_values)
                 values += tile_values(bs, p_.k_tiling, p_.n_tiling, b.b_tiles[last++]);
             TESSEL_CUDA_CHECK(cudaEventSynchronize(d.b_copied[batch]));
-            T* stage = d.b_host[batch];
+            T* stage = d.b_host[batch].data();
             std::vector<size_type> off(last - first + 1, 0);
             for (std::size_t s = first; s < last; ++s)
                 off[s - first + 1] = off[s - first] + tile_values(bs, p_.k_tiling, p_.n_tiling, b.b_tiles[s]);
@@ -243,7 +227,7 @@ private:
             }
             r_.b_generation_seconds += g.seconds() * omp_get_max_threads();
             for (std::size_t s = first; s < last; ++s)
-                TESSEL_CUDA_CHECK(cudaMemcpyAsync(d.block_buf + d.b_offset[s], stage + off[s - first],
+                TESSEL_CUDA_CHECK(cudaMemcpyAsync(d.block_buf.data() + d.b_offset[s], stage + off[s - first],
                                                   static_cast<std::size_t>(off[s - first + 1] - off[s - first]) * sizeof(T),
                                                   cudaMemcpyHostToDevice, d.copy));
             TESSEL_CUDA_CHECK(cudaEventRecord(d.b_copied[batch], d.copy));
@@ -252,7 +236,7 @@ private:
             ex_.progress();
         }
         if (at > c_begin)
-            TESSEL_CUDA_CHECK(cudaMemsetAsync(d.block_buf + c_begin, 0, static_cast<std::size_t>(at - c_begin) * sizeof(T), d.copy));
+            TESSEL_CUDA_CHECK(cudaMemsetAsync(d.block_buf.data() + c_begin, 0, static_cast<std::size_t>(at - c_begin) * sizeof(T), d.copy));
         r_.h2d_bytes += b.b_bytes;
         d.a_offset.assign(b.chunks.size(), {});
     }
@@ -270,11 +254,11 @@ private:
         for (std::size_t t = 0; t < ch.a_tiles.size(); ++t) {
             const auto& tile = a_[ch.a_tiles[t]];
             off[t] = at;
-            std::memcpy(d.chunk_host[x] + at, tile.data(), tile.size() * sizeof(T));
+            std::memcpy(d.chunk_host[x].data() + at, tile.data(), tile.size() * sizeof(T));
             at += round_up(static_cast<size_type>(tile.size()));
         }
         for (int s = 0; s < streams_per_device; ++s) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.copy, d.computed[x][s], 0));
-        TESSEL_CUDA_CHECK(cudaMemcpyAsync(d.chunk_buf[x], d.chunk_host[x], static_cast<std::size_t>(at) * sizeof(T),
+        TESSEL_CUDA_CHECK(cudaMemcpyAsync(d.chunk_buf[x].data(), d.chunk_host[x].data(), static_cast<std::size_t>(at) * sizeof(T),
                                           cudaMemcpyHostToDevice, d.copy));
         TESSEL_CUDA_CHECK(cudaEventRecord(d.copied[x], d.copy));
         r_.h2d_bytes += ch.bytes;
@@ -303,10 +287,8 @@ private:
                 const auto cslot = static_cast<std::size_t>(
                     std::lower_bound(b.c_tiles.begin(), b.c_tiles.end(), cpos) - b.c_tiles.begin());
                 const int s = static_cast<int>(cslot % streams_per_device);
-                TESSEL_CUBLAS_CHECK(gemm(d.handles[s], static_cast<int>(m), static_cast<int>(ncol), static_cast<int>(kk),
-                                         d.chunk_buf[x] + d.a_offset[n][t], static_cast<int>(m),
-                                         d.block_buf + d.b_offset[bslot], static_cast<int>(kk),
-                                         d.block_buf + d.c_offset[cslot], static_cast<int>(m)));
+                cuda::gemm(d.handles[static_cast<std::size_t>(s)], m, ncol, kk, T(1), d.chunk_buf[x].data() + d.a_offset[n][t], m,
+                           d.block_buf.data() + d.b_offset[bslot], kk, T(1), d.block_buf.data() + d.c_offset[cslot], m);
                 r_.flops += 2.0 * double(m) * double(ncol) * double(kk);
                 ++r_.gemms;
             }
@@ -326,7 +308,7 @@ private:
         for (std::size_t s = 0; s < b.c_tiles.size(); ++s) {
             const size_type v = tile_values(cs, p_.m_tiling, p_.n_tiling, b.c_tiles[s]);
             host_off[s] = at;
-            TESSEL_CUDA_CHECK(cudaMemcpyAsync(d.c_host + at, d.block_buf + d.c_offset[s], static_cast<std::size_t>(v) * sizeof(T),
+            TESSEL_CUDA_CHECK(cudaMemcpyAsync(d.c_host.data() + at, d.block_buf.data() + d.c_offset[s], static_cast<std::size_t>(v) * sizeof(T),
                                               cudaMemcpyDeviceToHost, d.copy));
             at += v;
         }
@@ -334,7 +316,7 @@ private:
         TESSEL_CUDA_CHECK(cudaEventSynchronize(d.c_back));
         for (std::size_t s = 0; s < b.c_tiles.size(); ++s) {
             const size_type v = tile_values(cs, p_.m_tiling, p_.n_tiling, b.c_tiles[s]);
-            TileBuffer<T> tile(d.c_host + host_off[s], d.c_host + host_off[s] + v);
+            TileBuffer<T> tile(d.c_host.data() + host_off[s], d.c_host.data() + host_off[s] + v);
             ex_.deliver_c(b.c_tiles[s], std::move(tile));
         }
         r_.d2h_bytes += b.c_bytes;
@@ -367,10 +349,10 @@ ExecutionResult execute_cuda(const Problem& p, const Plan& plan, TileStore<T>& a
     }
     ex.finish();
     const auto& cnt = ex.counters();
-    r.a_sent_bytes = cnt.a_sent;
-    r.a_received_bytes = cnt.a_received;
-    r.c_sent_bytes = cnt.c_sent;
-    r.c_received_bytes = cnt.c_received;
+    r.a_sent_bytes = cnt.a_sent();
+    r.a_received_bytes = cnt.a_received();
+    r.c_sent_bytes = cnt.c_sent();
+    r.c_received_bytes = cnt.c_received();
     r.a_wait_seconds = cnt.wait_seconds;
     r.seconds = total.seconds();
     return r;

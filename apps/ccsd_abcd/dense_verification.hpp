@@ -2,6 +2,8 @@
 // relative Frobenius error of the block-sparse result.
 #pragma once
 
+#include <string>
+
 #include "apps/ccsd_abcd/problem.hpp"
 #include "apps/ccsd_abcd/tile_store.hpp"
 
@@ -23,6 +25,11 @@ struct Verification {
 /// a smaller problem" when M·K + K·N + 2·M·N doubles exceed 4 GiB.
 template <typename ValueType>
 Verification verify_dense(const Problem& problem, const TileShape& c_shape, const TileStore<ValueType>& c_tiles);
+
+/// "" when `v` passed, else the line that says why it failed: "verify: relative error nan
+/// against the dense reference is not within the tolerance 1e-12" (a NaN or infinite error is a
+/// failure, never a pass).
+std::string verification_failure(const Verification& v);
 
 /// The largest dense reference verify_dense accepts, in bytes.
 inline constexpr double verify_dense_limit_bytes = 4.0 * 1024 * 1024 * 1024;

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "apps/ccsd_abcd/blas.hpp"
 #include "apps/ccsd_abcd/tile_values.hpp"
+#include "core/kernels/gemm_kernels.hpp"
 #include "core/timer.hpp"
 
 namespace tessel::abcd {
@@ -20,7 +20,7 @@ struct Operands {
         fill_tile(11, Operand::a, 0, n, 0, n, a.data());
         fill_tile(11, Operand::b, 0, n, 0, n, b.data());
     }
-    void run(size_type n) { gemm_accumulate(n, n, n, a.data(), n, b.data(), n, c.data(), n); }
+    void run(size_type n) { cpu::gemm(n, n, n, 1.0, a.data(), n, b.data(), n, 1.0, c.data(), n); }
 };
 }  // namespace
 
@@ -32,7 +32,7 @@ DgemmRate measure_dgemm_rate(size_type n, int threads, int repeats) {
     const double flops = 2.0 * double(n) * double(n) * double(n);
     {
         Operands x(n);
-        BlasThreads use(threads);
+        cpu::BlasThreads use(threads);
         x.run(n);
         double best = 1e300;
         for (int r = 0; r < repeats; ++r) {
@@ -43,7 +43,7 @@ DgemmRate measure_dgemm_rate(size_type n, int threads, int repeats) {
         rate.one_call = flops / best;
     }
     if (threads > 1) {
-        BlasThreads single(1);
+        cpu::BlasThreads single(1);
         double best = 1e300;
 #pragma omp parallel num_threads(threads)
         {

@@ -21,11 +21,14 @@
 #include "apps/ccsd_abcd/executor.hpp"
 #include "apps/ccsd_abcd/inspector.hpp"
 #include "apps/ccsd_abcd/molecule_generator.hpp"
+#include "apps/ccsd_abcd/output_check.hpp"
 #include "apps/ccsd_abcd/problem_file.hpp"
 #include "apps/ccsd_abcd/result_file.hpp"
 #include "apps/ccsd_abcd/result_gather.hpp"
 #include "apps/ccsd_abcd/synthetic_generator.hpp"
 #include "apps/ccsd_abcd/tile_memory.hpp"
+#include "apps/ccsd_abcd/tiling_advice.hpp"
+#include "apps/ccsd_abcd/tiling_candidates.hpp"
 #include "core/error.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"
@@ -49,6 +52,9 @@ struct Args {
     int threads = 0;
     size_type dgemm_size = 2048;
     bool verify = false, output_tiles = false, save_tiles = false, plan_only = false, verbose = false, quiet = false;
+    // Tile-size advice (issue 17).
+    std::string tiling = "given", rate_table;
+    bool advise_tiles = false, measure_candidates = false, calibrate = false;
 };
 
 int rank_of(MPI_Comm comm) {
@@ -140,6 +146,72 @@ Problem build_problem(const Args& a, MoleculeSummary* molecule) {
     TESSEL_INVALID_INPUT("--generator", 0, "'" + a.generator + "' is not synthetic or molecule");
 }
 
+// The executor's wall time on `p` over every rank (max), as run_typed times it; an executor
+// error aborts the job as there.
+template <typename T>
+double measure_executor(const Problem& p, const InspectorOptions& io, Backend backend, MPI_Comm comm) {
+    const int rank = rank_of(comm), ranks = size_of(comm);
+    Plan plan = collective(comm, [&] { return inspect(p, io); });
+    TileStore<T> a_tiles = collective(comm, [&] { return make_local_a<T>(p, plan.grid, rank); });
+    ExecutorOptions eo;
+    eo.backend = backend;
+    eo.comm = ranks > 1 ? comm : MPI_COMM_NULL;
+    eo.rank = rank;
+    TileStore<T> c;
+    MPI_Barrier(comm);
+    Timer t;
+    try {
+        execute(p, plan, a_tiles, c, eo);
+    } catch (const Error& e) {
+        std::fprintf(stderr, "tessel-abcd: rank %d: %s\n", rank, e.message().c_str());
+        if (ranks > 1) MPI_Abort(comm, 1);
+        throw QuietExit{1};
+    }
+    MPI_Barrier(comm);
+    double seconds = t.seconds();
+    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+    tile_memory::trim();
+    return seconds;
+}
+
+// --advise-tiles / --tiling auto: the candidates of the problem predicted (rank 0 holds the
+// rate table), measured with --measure-candidates, the table printed; returns the index of
+// the recommended candidate (the same on every rank).
+template <typename T>
+std::size_t advise_tiling(const Args& a, std::vector<TilingCandidate>& candidates, const InspectorOptions& io,
+                          Backend backend, MPI_Comm comm, bool say) {
+    const int rank = rank_of(comm), ranks = size_of(comm);
+    const int workers = ranks * std::max(1, std::min(omp_get_max_threads(), cores_allowed()));
+    std::vector<TilingPrediction> predictions;
+    std::string note;
+    int recommended = collective(comm, [&] {
+        if (rank != 0) return 0;
+        GemmRateTable table;
+        if (a.rate_table.empty()) {
+            table = machine_rate_table(std::is_same_v<T, double>, a.calibrate, &note);
+        } else {
+            table = read_rate_table(a.rate_table);
+            note = "from " + a.rate_table;
+        }
+        for (const auto& c : candidates) predictions.push_back(predict_tiling(c.problem, table, workers, c.label, c.parameter));
+        return static_cast<int>(recommend_tiling(predictions));
+    });
+    MPI_Bcast(&recommended, 1, MPI_INT, 0, comm);
+    // Best of two runs each: on a shared machine one run can be disturbed by other processes.
+    if (a.measure_candidates)
+        for (std::size_t x = 0; x < candidates.size(); ++x) {
+            const double s = std::min(measure_executor<T>(candidates[x].problem, io, backend, comm),
+                                      measure_executor<T>(candidates[x].problem, io, backend, comm));
+            if (rank == 0) predictions[x].measured_seconds = s;
+        }
+    if (say) {
+        std::printf("tiling advice: GEMM rates per tile shape %s; %d worker(s) (ranks x threads)\n", note.c_str(), workers);
+        std::fputs(advice_table(predictions, static_cast<std::size_t>(recommended)).c_str(), stdout);
+        std::fflush(stdout);
+    }
+    return static_cast<std::size_t>(recommended);
+}
+
 template <typename T>
 int run_typed(const Args& a, MPI_Comm comm) {
     const int rank = rank_of(comm), ranks = size_of(comm);
@@ -216,6 +288,26 @@ int run_typed(const Args& a, MPI_Comm comm) {
     } else {
         io.device_memory = physical_memory() / 4 / on_node;
         budget_note = "cpu default: a quarter of host memory per rank on the node";
+    }
+
+    // Tile-size advice: print it (and stop), or run with the recommended tiling.
+    if (a.advise_tiles || a.tiling == "auto") {
+        MoleculeOptions molecule = a.molecule;
+        molecule.seed = a.seed;
+        auto candidates = collective(comm, [&] {
+            return tiling_candidates(problem, a.generator == "molecule" ? &molecule : nullptr);
+        });
+        const std::size_t pick = advise_tiling<T>(a, candidates, io, backend, comm, say);
+        if (a.tiling != "auto") return 0;
+        problem = std::move(candidates[pick].problem);
+        if (say) std::printf("tiling auto: running %s: %s\n", candidates[pick].label.c_str(), problem.description.c_str());
+    } else if (a.calibrate) {
+        std::string note;
+        collective(comm, [&] {
+            if (rank == 0) machine_rate_table(std::is_same_v<T, double>, true, &note);
+        });
+        if (say) std::printf("GEMM rate table %s\n", note.c_str());
+        return 0;
     }
 
     // Inspector.
@@ -345,6 +437,8 @@ int run_typed(const Args& a, MPI_Comm comm) {
             if (say || (rank == 0 && !v.passed))
                 std::printf("verify: relative error %.3g against the dense reference (<= %.0e): %s (%.2f s)\n",
                             v.relative_error, v.tolerance, v.passed ? "OK" : "FAILED", v.seconds);
+            // A failed verification is an error: its line on stderr and a non-zero exit.
+            if (rank == 0 && !v.passed) std::fprintf(stderr, "tessel-abcd: %s\n", verification_failure(v).c_str());
         }
         if (!a.output.empty()) {
             const auto norms = c_tile_norms(c_owned, ranks > 1 ? comm : MPI_COMM_NULL);
@@ -437,6 +531,23 @@ int run(int argc, char** argv) {
     app.add_option("--metrics", a.metrics, "Write JSON metrics to this file");
     app.add_option("--dgemm-size", a.dgemm_size, "Size of the square DGEMM timed as the reference rate (0: skip)");
     app.add_flag("--plan-only", a.plan_only, "Run the inspector and report the plan, no arithmetic");
+    auto* tg = "Tile-size advice (predicted from this machine's GEMM rate per tile shape)";
+    app.add_flag("--advise-tiles", a.advise_tiles,
+                 "Print the candidate tilings (molecule: cluster sizes; others: consecutive tiles merged) with their "
+                 "flops, GEMMs, predicted executor time and memory, and the recommendation; then stop")
+        ->group(tg);
+    app.add_option("--tiling", a.tiling, "given: the tiles as made; auto: run with the recommended candidate")
+        ->check(CLI::IsMember({"given", "auto"}))
+        ->group(tg);
+    app.add_option("--rate-table", a.rate_table,
+                   "Use this GEMM rate table (JSON, as cached by --calibrate) instead of this machine's")
+        ->group(tg);
+    app.add_flag("--measure-candidates", a.measure_candidates,
+                 "With --advise-tiles or --tiling auto: run the executor on every candidate and print the measured time")
+        ->group(tg);
+    app.add_flag("--calibrate", a.calibrate, "Measure this machine's GEMM rate table again (cached in $TESSEL_CACHE_DIR, "
+                                             "$XDG_CACHE_HOME/tessel or ~/.cache/tessel)")
+        ->group(tg);
     app.add_flag("--verbose", a.verbose, "Per-process plan, per-rank executor lines, kernel choices");
     app.add_flag("--quiet", a.quiet, "Print nothing but errors");
     try {
@@ -448,6 +559,13 @@ int run(int argc, char** argv) {
         if (rank == 0) std::fprintf(stderr, "tessel-abcd: %s\n", e.what());
         return 1;
     }
+    // Outputs are checked before any work (rank 0 writes them).
+    collective(comm, [&] {
+        if (rank != 0) return;
+        require_writable(a.output, "--output");
+        require_writable(a.metrics, "--metrics");
+        require_writable(a.save_problem, "--save-problem");
+    });
     // Threads: --threads, else OMP_NUM_THREADS, else the node's cores shared among its ranks
     // (no more than the cores this rank may run on: mpiexec binds ranks to cores by default).
     const int allowed = cores_allowed();

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "apps/ccsd_abcd/orbital_clusters.hpp"
+#include "apps/ccsd_abcd/problem_size.hpp"
 #include "core/error.hpp"
 
 namespace tessel::abcd {
@@ -68,6 +69,7 @@ Problem molecule_problem(const MoleculeOptions& o, MoleculeSummary* summary) {
     else if (o.basis == "minimal") { per_c = 5; per_h = 1; }
     else TESSEL_INVALID_INPUT("--basis", 0, "'" + o.basis + "' is not svp or minimal");
 
+    check_molecule_size(o);  // before any allocation
     const Chain chain = build_chain(o.length);
     std::vector<Point3> functions;
     for (const auto& c : chain.carbons) functions.insert(functions.end(), per_c, c);

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <type_traits>
 
-#include "apps/ccsd_abcd/mpi_call.hpp"
+#include "core/comm/mpi_check.hpp"
 
 namespace tessel::abcd {
 
@@ -17,7 +17,7 @@ std::vector<double> c_tile_norms(const TileStore<T>& c_owned, MPI_Comm comm) {
         sq[e] = s;
     }
     if (comm != MPI_COMM_NULL && !sq.empty())
-        ABCD_MPI(MPI_Allreduce(MPI_IN_PLACE, sq.data(), static_cast<int>(sq.size()), MPI_DOUBLE, MPI_SUM, comm));
+        TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, sq.data(), static_cast<int>(sq.size()), MPI_DOUBLE, MPI_SUM, comm));
     for (auto& v : sq) v = std::sqrt(v);
     return sq;
 }
@@ -40,16 +40,16 @@ TileStore<T> gather_c_tiles(const Problem& p, const Plan& plan, const TileStore<
             } else {
                 all[e].resize(static_cast<std::size_t>(count));  // filled by the receive
                 reqs.emplace_back();
-                ABCD_MPI(MPI_Irecv(all[e].data(), static_cast<int>(count), type, owner, static_cast<int>(e), comm,
+                TESSEL_MPI_CHECK(MPI_Irecv(all[e].data(), static_cast<int>(count), type, owner, static_cast<int>(e), comm,
                                    &reqs.back()));
             }
         } else if (owner == rank) {
             reqs.emplace_back();
-            ABCD_MPI(MPI_Isend(c_owned[e].data(), static_cast<int>(count), type, 0, static_cast<int>(e), comm,
+            TESSEL_MPI_CHECK(MPI_Isend(c_owned[e].data(), static_cast<int>(count), type, 0, static_cast<int>(e), comm,
                                &reqs.back()));
         }
     }
-    if (!reqs.empty()) ABCD_MPI(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE));
+    if (!reqs.empty()) TESSEL_MPI_CHECK(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE));
     return all;
 }
 

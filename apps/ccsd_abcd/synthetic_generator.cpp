@@ -5,6 +5,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "apps/ccsd_abcd/problem_size.hpp"
 #include "core/error.hpp"
 
 namespace tessel::abcd {
@@ -73,6 +74,7 @@ Problem synthetic_problem(const SyntheticOptions& o) {
             s << d << " is outside (0, 1]";
             TESSEL_INVALID_INPUT(what, 0, s.str());
         }
+    check_synthetic_size(o);  // before any allocation
     Tiling mt = random_tiling(o.m, o.tile_min, o.tile_max, rng);
     Tiling kt = random_tiling(o.n, o.tile_min, o.tile_max, rng);
     Tiling nt = kt;  // B is square with the same tiling on both sides, as V(cd, ab)

@@ -5,7 +5,7 @@
 #include <climits>
 #include <type_traits>
 
-#include "apps/ccsd_abcd/mpi_call.hpp"
+#include "core/comm/mpi_check.hpp"
 #include "core/timer.hpp"
 
 namespace tessel::abcd {
@@ -35,10 +35,14 @@ TileExchange<T>::TileExchange(const Problem& problem, const Plan& plan, int rank
         a_present_[e].store(here ? 1 : 0, std::memory_order_relaxed);
     }
     if (comm != MPI_COMM_NULL) {
-        ABCD_MPI(MPI_Comm_dup(comm, &a_comm_));
-        ABCD_MPI(MPI_Comm_dup(comm, &c_comm_));
-        MPI_Comm_set_errhandler(a_comm_, MPI_ERRORS_RETURN);
-        MPI_Comm_set_errhandler(c_comm_, MPI_ERRORS_RETURN);
+        TESSEL_MPI_CHECK(MPI_Comm_dup(comm, &a_comm_));
+        TESSEL_MPI_CHECK(MPI_Comm_dup(comm, &c_comm_));
+        comm::return_error_codes(a_comm_);
+        comm::return_error_codes(c_comm_);
+        int size = 1;
+        TESSEL_MPI_CHECK(MPI_Comm_size(comm, &size));
+        counters_.a = comm::CommCounters(comm::Topology::flat(size), rank);
+        counters_.c = comm::CommCounters(comm::Topology::flat(size), rank);
         int* tag_ub = nullptr;
         int flag = 0;
         MPI_Comm_get_attr(a_comm_, MPI_TAG_UB, &tag_ub, &flag);
@@ -87,10 +91,10 @@ void TileExchange<T>::start() {
         a_[pos].resize(static_cast<std::size_t>(mt.size(i) * kt.size(k)));  // filled by the receive
         Pending p;
         p.position = pos;
-        ABCD_MPI(MPI_Irecv(a_[pos].data(), checked_count(mt.size(i) * kt.size(k)), mpi_type<T>(), owner,
+        TESSEL_MPI_CHECK(MPI_Irecv(a_[pos].data(), checked_count(mt.size(i) * kt.size(k)), mpi_type<T>(), owner,
                            static_cast<int>(pos), a_comm_, &p.request));
         pending_.push_back(p);
-        counters_.a_received += mt.size(i) * kt.size(k) * static_cast<size_type>(sizeof(T));
+        counters_.a.add_received(owner, mt.size(i) * kt.size(k) * static_cast<size_type>(sizeof(T)));
     }
     // Receives: C tiles this rank owns that others compute.
     for (const auto& other : plan_.processes) {
@@ -101,10 +105,10 @@ void TileExchange<T>::start() {
                 if (g.c_owner(i, c) != rank_) continue;
                 c_owned_[pos].resize(static_cast<std::size_t>(mt.size(i) * nt.size(c)));  // filled by the receive
                 Pending p;
-                ABCD_MPI(MPI_Irecv(c_owned_[pos].data(), checked_count(mt.size(i) * nt.size(c)), mpi_type<T>(),
+                TESSEL_MPI_CHECK(MPI_Irecv(c_owned_[pos].data(), checked_count(mt.size(i) * nt.size(c)), mpi_type<T>(),
                                    other.rank, static_cast<int>(pos), c_comm_, &p.request));
                 pending_.push_back(p);
-                counters_.c_received += mt.size(i) * nt.size(c) * static_cast<size_type>(sizeof(T));
+                counters_.c.add_received(other.rank, mt.size(i) * nt.size(c) * static_cast<size_type>(sizeof(T)));
             }
     }
     // Sends: own A tiles to every rank of the grid row that needs them, in its order of first
@@ -135,10 +139,10 @@ void TileExchange<T>::start() {
             const size_type pos = queues[d][step];
             const size_type count = static_cast<size_type>(a_[pos].size());
             Pending p;
-            ABCD_MPI(MPI_Isend(a_[pos].data(), checked_count(count), mpi_type<T>(), dest[d], static_cast<int>(pos),
+            TESSEL_MPI_CHECK(MPI_Isend(a_[pos].data(), checked_count(count), mpi_type<T>(), dest[d], static_cast<int>(pos),
                                a_comm_, &p.request));
             pending_.push_back(p);
-            counters_.a_sent += count * static_cast<size_type>(sizeof(T));
+            counters_.a.add_sent(dest[d], count * static_cast<size_type>(sizeof(T)));
         }
         if (!any) break;
     }
@@ -151,7 +155,7 @@ void TileExchange<T>::test_all() {
     for (std::size_t r = 0; r < pending_.size(); ++r) reqs[r] = pending_[r].request;
     std::vector<int> done(pending_.size());
     int outcount = 0;
-    ABCD_MPI(MPI_Testsome(static_cast<int>(reqs.size()), reqs.data(), &outcount, done.data(), MPI_STATUSES_IGNORE));
+    TESSEL_MPI_CHECK(MPI_Testsome(static_cast<int>(reqs.size()), reqs.data(), &outcount, done.data(), MPI_STATUSES_IGNORE));
     if (outcount == MPI_UNDEFINED || outcount == 0) return;
     for (int d = 0; d < outcount; ++d) {
         auto& p = pending_[done[d]];
@@ -183,7 +187,7 @@ void TileExchange<T>::wait_for(const std::vector<size_type>& positions) {
         for (std::size_t r = 0; r < pending_.size(); ++r) reqs[r] = pending_[r].request;
         std::vector<int> done(pending_.size());
         int outcount = 0;
-        ABCD_MPI(MPI_Waitsome(static_cast<int>(reqs.size()), reqs.data(), &outcount, done.data(), MPI_STATUSES_IGNORE));
+        TESSEL_MPI_CHECK(MPI_Waitsome(static_cast<int>(reqs.size()), reqs.data(), &outcount, done.data(), MPI_STATUSES_IGNORE));
         if (outcount == MPI_UNDEFINED) TESSEL_THROW(MpiError, "waiting for A tiles that were never requested");
         for (int d = 0; d < outcount; ++d) {
             auto& p = pending_[done[d]];
@@ -208,10 +212,10 @@ void TileExchange<T>::deliver_c(size_type pos, TileBuffer<T>&& tile) {
     c_outbox_.push_back(std::move(tile));
     const auto& buf = c_outbox_.back();
     Pending p;
-    ABCD_MPI(MPI_Isend(buf.data(), checked_count(static_cast<size_type>(buf.size())), mpi_type<T>(), owner,
+    TESSEL_MPI_CHECK(MPI_Isend(buf.data(), checked_count(static_cast<size_type>(buf.size())), mpi_type<T>(), owner,
                        static_cast<int>(pos), c_comm_, &p.request));
     pending_.push_back(p);
-    counters_.c_sent += static_cast<size_type>(buf.size() * sizeof(T));
+    counters_.c.add_sent(owner, static_cast<size_type>(buf.size() * sizeof(T)));
 }
 
 template <typename T>
@@ -219,7 +223,7 @@ void TileExchange<T>::finish() {
     if (a_comm_ == MPI_COMM_NULL) return;
     std::vector<MPI_Request> reqs(pending_.size());
     for (std::size_t r = 0; r < pending_.size(); ++r) reqs[r] = pending_[r].request;
-    ABCD_MPI(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE));
+    TESSEL_MPI_CHECK(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE));
     for (auto& p : pending_)
         if (p.position >= 0) a_present_[p.position].store(1, std::memory_order_release);
     pending_.clear();

@@ -1,6 +1,14 @@
 // The MPI side of the executor: A tiles sent from their owners to the processes of their grid
 // row that need them (only those), C tiles returned to their owners; all non-blocking, so that
 // communication overlaps the tile GEMMs.
+//
+// Why not core's exchange plans (core/comm/exchange_plan.hpp): they move rows of a vector or
+// matrix that is laid out once, in rounds whose buffers are packed and unpacked whole. Here
+// every message is one tile of its own irregular size that arrives into its own buffer, is
+// needed at a point of the executor's task list known only to this rank (the order of its
+// chunks), and the C tiles go back while later blocks still compute; a round-based plan would
+// either pack tiles into rounds (a copy of every tile and a wait for the slowest) or lose the
+// overlap. So the exchange stays here, on core's MPI check and byte counters.
 #pragma once
 
 #include <mpi.h>
@@ -11,13 +19,26 @@
 
 #include "apps/ccsd_abcd/inspector.hpp"
 #include "apps/ccsd_abcd/tile_store.hpp"
+#include "core/comm/comm_counters.hpp"
 
 namespace tessel::abcd {
 
-/// Byte counters of what actually moved between ranks.
+/// What actually moved between ranks, in core's counters (bytes and messages per topology
+/// level; the levels are those of a flat topology, the exchange needs no more), A and C apart.
 struct ExchangeCounters {
-    size_type a_sent = 0, a_received = 0, c_sent = 0, c_received = 0;
+    comm::CommCounters a, c;
     double wait_seconds = 0;  ///< time spent blocked waiting for A tiles
+    size_type a_sent() const { return a.total_sent_bytes(); }
+    size_type c_sent() const { return c.total_sent_bytes(); }
+    size_type a_received() const { return received(a); }
+    size_type c_received() const { return received(c); }
+
+private:
+    static size_type received(const comm::CommCounters& k) {
+        size_type total = 0;
+        for (int l = 0; l < k.num_levels(); ++l) total += k.received_bytes(l);
+        return total;
+    }
 };
 
 /// One per rank of `comm` (collective construction: it duplicates `comm`). Ranks of comm at or

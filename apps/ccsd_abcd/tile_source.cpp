@@ -1,6 +1,10 @@
 // Tile sources: the seeded function of coordinates and tiles stored in a problem file.
 #include "apps/ccsd_abcd/tile_source.hpp"
 
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
 #include "core/error.hpp"
 #include "io/hdf5_file.hpp"
 
@@ -35,6 +39,29 @@ std::vector<size_type> tile_offsets(const TileShape& s, const Tiling& rows, cons
             off[e + 1] = off[e] + rows.size(i) * cols.size(s.col_idx()[e]);
     return off;
 }
+
+// The first non-finite value of a values dataset, read in slabs (bounded memory): an error
+// naming the file, the dataset, the value's index and the tile and entry it belongs to.
+void require_finite(const io::File& f, const std::string& path, const char* name, const char* operand,
+                    const TileShape& s, const Tiling& rows, const std::vector<size_type>& offsets) {
+    constexpr size_type slab = size_type(1) << 20;
+    const size_type total = offsets.back();
+    for (size_type start = 0; start < total; start += slab) {
+        const size_type count = std::min(slab, total - start);
+        const auto v = f.read_slab<double>(name, {{start}, {count}});
+        for (size_type x = 0; x < count; ++x) {
+            if (std::isfinite(v[static_cast<std::size_t>(x)])) continue;
+            const size_type at = start + x;
+            const size_type pos = static_cast<size_type>(std::upper_bound(offsets.begin(), offsets.end(), at) - offsets.begin()) - 1;
+            const size_type i = s.row_of(pos), j = s.col_idx()[pos], local = at - offsets[pos];
+            std::ostringstream what;
+            what << "value " << at << " is " << v[static_cast<std::size_t>(x)] << " (tile (" << i << ", " << j
+                 << ") of " << operand << ", entry (" << local % rows.size(i) << ", " << local / rows.size(i)
+                 << ")); tile values must be finite";
+            TESSEL_INVALID_INPUT(path + ":" + name, 0, what.str());
+        }
+    }
+}
 }  // namespace
 
 StoredTiles::StoredTiles(const std::string& path, Tiling m, Tiling k, Tiling n, TileShape a,
@@ -51,6 +78,8 @@ StoredTiles::StoredTiles(const std::string& path, Tiling m, Tiling k, Tiling n, 
                                                            " values, the shape needs " +
                                                            std::to_string(need));
     }
+    require_finite(*file_, path_, "/a/values", "A", a_, m_, a_offsets_);
+    require_finite(*file_, path_, "/b/values", "B", b_, k_, b_offsets_);
 }
 
 StoredTiles::~StoredTiles() = default;

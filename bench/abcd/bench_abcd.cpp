@@ -13,16 +13,17 @@
 #include <fstream>
 #include <string>
 
-#include "apps/ccsd_abcd/blas.hpp"
 #include "apps/ccsd_abcd/dgemm_rate.hpp"
 #include "apps/ccsd_abcd/executor.hpp"
 #include "apps/ccsd_abcd/inspector.hpp"
 #include "apps/ccsd_abcd/molecule_generator.hpp"
+#include "apps/ccsd_abcd/output_check.hpp"
 #include "apps/ccsd_abcd/problem_file.hpp"
 #include "apps/ccsd_abcd/result_gather.hpp"
 #include "apps/ccsd_abcd/synthetic_generator.hpp"
 #include "apps/ccsd_abcd/tile_memory.hpp"
 #include "core/error.hpp"
+#include "core/kernels/gemm_kernels.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"
 
@@ -199,6 +200,7 @@ int run(int argc, char** argv) {
         if (rank == 0) app.exit(e);
         return e.get_exit_code();
     }
+    require_writable(a.json, "--json");  // at start, not after the runs
     Problem p;
     MoleculeSummary mol;
     if (!a.problem_file.empty()) {
@@ -238,7 +240,7 @@ int run(int argc, char** argv) {
 #ifdef TESSEL_BENCH_HAVE_DBCSR
     if (!a.no_dbcsr) {
         c_dbcsr_init_lib(MPI_COMM_WORLD, nullptr);
-        BlasThreads single(1);  // DBCSR threads with OpenMP; its BLAS calls run inside them
+        cpu::BlasThreads single(1);  // DBCSR threads with OpenMP; its BLAS calls run inside them
         std::vector<std::pair<int, int>> grids;
         if (a.dbcsr_grids == "all") {
             for (int d = 1; d <= ranks; ++d)
@@ -290,7 +292,7 @@ int run(int argc, char** argv) {
             if (have_peer)
                 j["dbcsr"] = {{"seconds", peer.best}, {"gflops", peer_rate * 1e-9}, {"fraction_of_dgemm", peer_rate / dgemm},
                               {"grid", peer.note}, {"c_norm", peer.c_norm}, {"flops", peer.flops}};
-            std::ofstream(a.json) << j.dump(2) << "\n";
+            write_file_atomically(a.json, j.dump(2) + "\n");
         }
     }
     return 0;

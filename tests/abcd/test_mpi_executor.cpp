@@ -3,6 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <mpi.h>
+#include <omp.h>
+
+#include <chrono>
+#include <thread>
 
 #include "abcd_test_util.hpp"
 #include "apps/ccsd_abcd/result_gather.hpp"
@@ -90,4 +94,46 @@ TEST_CASE("distributed executor with empty columns and a single tile", "[abcd][m
         check_grid(empty, grid, 1 << 20);
         check_grid(single, grid, 1 << 20);
     }
+}
+
+TEST_CASE("A tiles that arrive late, with two threads per rank: nobody waits on work only another thread does",
+          "[abcd][mpi]") {
+    // Rank 0 starts computing while the others hold back their A tiles: its second thread then
+    // waits for tiles that only the master thread's MPI progress brings in, after the master
+    // thread may have run out of tasks (the executor used to let it wait at the barrier: a hang).
+    SyntheticOptions o;
+    o.m = 800;
+    o.n = 2400;
+    o.tile_min = 24;
+    o.tile_max = 90;
+    o.density_a = 0.5;
+    o.density_b = 0.2;
+    o.seed = 77;
+    const Problem p = synthetic_problem(o);
+    MPI_Comm comm = MPI_COMM_WORLD;
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &ranks);
+    const int threads = omp_get_max_threads();
+    omp_set_num_threads(2);
+    for (int delayed_round = 0; delayed_round < 3; ++delayed_round) {
+        InspectorOptions io;
+        io.grid = ProcessGrid::parse("", ranks);
+        io.device_memory = size_type(4) << 20;
+        const Plan plan = inspect(p, io);
+        auto a = make_local_a<double>(p, plan.grid, rank);
+        TileStore<double> c;
+        ExecutorOptions eo;
+        eo.backend = Backend::cpu;
+        eo.comm = ranks > 1 ? comm : MPI_COMM_NULL;
+        eo.rank = rank;
+        if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(150));
+        const ExecutionResult r = execute<double>(p, plan, a, c, eo);
+        double flops = r.flops;
+        MPI_Allreduce(MPI_IN_PLACE, &flops, 1, MPI_DOUBLE, MPI_SUM, comm);
+        CHECK(flops == plan.product.flops);
+        const auto all = gather_c_tiles(p, plan, c, rank, ranks > 1 ? comm : MPI_COMM_NULL);
+        if (rank == 0) CHECK(verify_dense(p, plan.product.c_shape, all).relative_error <= 1e-12);
+    }
+    omp_set_num_threads(threads);
 }

@@ -1,0 +1,340 @@
+// Measuring, caching and interpolating the tile GEMM rate table.
+#include "apps/ccsd_abcd/gemm_rate_table.hpp"
+
+#include <omp.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "apps/ccsd_abcd/executor.hpp"
+#include "apps/ccsd_abcd/synthetic_generator.hpp"
+#include "apps/ccsd_abcd/tile_source.hpp"
+#include "apps/ccsd_abcd/tile_values.hpp"
+#include "core/error.hpp"
+#include "core/kernels/gemm_kernels.hpp"
+#include "core/metrics.hpp"
+#include "core/timer.hpp"
+
+namespace tessel::abcd {
+
+namespace {
+
+// CPU time, not wall time: on a shared machine the calibration is descheduled at random, and
+// wall time would charge that to the GEMMs and overheads. The thread's clock for the one-core
+// GEMMs, the process's (all threads) for the executor runs.
+double cpu_seconds(clockid_t clock) {
+    timespec ts{};
+    clock_gettime(clock, &ts);
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
+}
+
+// Position of x between the measured sizes: index of the lower one and the weight of the
+// upper one, in log2 (clamped at both ends).
+std::pair<std::size_t, double> locate(const std::vector<size_type>& sizes, size_type x) {
+    if (x <= sizes.front() || sizes.size() == 1) return {0, 0.0};
+    if (x >= sizes.back()) return {sizes.size() - 2, 1.0};
+    const auto hi = static_cast<std::size_t>(std::upper_bound(sizes.begin(), sizes.end(), x) - sizes.begin());
+    const double l0 = std::log2(double(sizes[hi - 1])), l1 = std::log2(double(sizes[hi]));
+    return {hi - 1, (std::log2(double(x)) - l0) / (l1 - l0)};
+}
+
+// One shape, per core while every thread of the process runs the same shape at once (as the
+// executor's tasks do: cores that share a physical core, caches or memory bandwidth slow each
+// other, most for the largest GEMMs). The executor's GEMMs read A and B tiles that other GEMMs
+// have not just touched, so each thread's operands cycle through a pool larger than the caches
+// close to the core (a hot loop on one set of operands would overstate small tiles). Timed in
+// each thread's CPU time; the rate is the mean over the threads, best of three rounds.
+template <typename T>
+double time_shape(size_type m, size_type n, size_type k, double seconds) {
+    constexpr double pool_bytes = 24.0 * 1024 * 1024;
+    const double set_bytes = double(m * k + k * n + m * n) * sizeof(T);
+    const std::size_t sets = static_cast<std::size_t>(std::clamp(pool_bytes / set_bytes, 1.0, 4096.0));
+    const double flops = 2.0 * double(m) * double(n) * double(k);
+    const int threads = std::max(1, omp_get_max_threads());
+    std::vector<double> best(static_cast<std::size_t>(threads), 0.0);
+#pragma omp parallel num_threads(threads)
+    {
+        struct Set {
+            std::vector<T> a, b, c;
+        };
+        std::vector<Set> pool(sets);
+        for (auto& x : pool) {
+            x.a.resize(static_cast<std::size_t>(m * k));
+            x.b.resize(static_cast<std::size_t>(k * n));
+            x.c.assign(static_cast<std::size_t>(m * n), T(0));
+            fill_tile(3, Operand::a, 0, m, 0, k, x.a.data());
+            fill_tile(3, Operand::b, 0, k, 0, n, x.b.data());
+        }
+        auto call = [&](Set& x) { cpu::gemm(m, n, k, T(1), x.a.data(), m, x.b.data(), k, T(1), x.c.data(), m); };
+        call(pool[0]);  // warm-up
+        double& mine = best[static_cast<std::size_t>(omp_get_thread_num())];
+        for (int round = 0; round < 3; ++round) {
+#pragma omp barrier
+            const double start = cpu_seconds(CLOCK_THREAD_CPUTIME_ID);
+            long calls = 0;
+            double used = 0;
+            do {
+                call(pool[static_cast<std::size_t>(calls) % sets]);
+                ++calls;
+                used = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - start;
+            } while (used < seconds);
+            mine = std::max(mine, flops * double(calls) / used);
+        }
+    }
+    double sum = 0;
+    for (double r : best) sum += r;
+    return sum / double(threads);
+}
+
+// Executor core-seconds (process CPU time) beyond the modelled GEMM and fill time on a problem
+// of 8 x 8 tiles whose shapes are `pairs_a` and `pairs_b` (tiles x tiles), run with the
+// threads of this process (their waiting for each other counts as overhead).
+template <typename T>
+double excess_seconds(const GemmRateTable& table, size_type tiles, std::vector<std::pair<size_type, size_type>> pairs_a,
+                      std::vector<std::pair<size_type, size_type>> pairs_b, double* gemms, double* tile_count) {
+    const Tiling t = Tiling::from_sizes(std::vector<size_type>(static_cast<std::size_t>(tiles), 8));
+    Problem p = make_problem(t, t, TileShape::from_pairs(tiles, tiles, std::move(pairs_a)), t, t,
+                             TileShape::from_pairs(tiles, tiles, std::move(pairs_b)));
+    p.values = std::make_shared<GeneratedTiles>(7, t, t, t);
+    InspectorOptions io;
+    io.device_memory = size_type(1) << 30;
+    io.precision = std::is_same_v<T, double> ? Precision::float64 : Precision::float32;
+    const Plan plan = inspect(p, io);
+    ExecutorOptions eo;
+    eo.backend = Backend::cpu;
+    double best = 1e300;
+    for (int round = 0; round < 2; ++round) {
+        auto a = make_local_a<T>(p, plan.grid, 0);
+        TileStore<T> c;
+        const double start = cpu_seconds(CLOCK_PROCESS_CPUTIME_ID);
+        execute<T>(p, plan, a, c, eo);
+        best = std::min(best, cpu_seconds(CLOCK_PROCESS_CPUTIME_ID) - start);
+    }
+    *gemms = double(plan.product.gemms);
+    *tile_count = double(p.b_shape.nnz() + plan.product.c_shape.nnz());
+    const double modelled = *gemms * table.gemm_seconds(8, 8, 8) + p.b_shape.area(t, t) * table.fill_seconds_per_value;
+    return best - modelled;
+}
+
+// The executor's overheads: per tile GEMM (task list, C tile lookup, scheduling) and per tile
+// of B and C (buffers taken and given back, zeroing, hand-over), from two problems of 8 x 8
+// tiles: dense (96 GEMMs per tile of C, operands beyond the nearest caches as in the table)
+// and diagonal (one GEMM per tile of C).
+template <typename T>
+void measure_overheads(GemmRateTable& table) {
+    const size_type n = 96, d = 4096;
+    std::vector<std::pair<size_type, size_type>> dense, diagonal;
+    for (size_type i = 0; i < n; ++i)
+        for (size_type j = 0; j < n; ++j) dense.emplace_back(i, j);
+    for (size_type i = 0; i < d; ++i) diagonal.emplace_back(i, i);
+    double g1 = 0, t1 = 0, g2 = 0, t2 = 0;
+    const double e1 = excess_seconds<T>(table, n, dense, dense, &g1, &t1);
+    const double e2 = excess_seconds<T>(table, d, diagonal, diagonal, &g2, &t2);
+    // e1 = g1·o_gemm + t1·o_tile, e2 = g2·o_gemm + t2·o_tile.
+    const double det = g1 * t2 - g2 * t1;
+    double per_gemm = (e1 * t2 - e2 * t1) / det, per_tile = (g1 * e2 - g2 * e1) / det;
+    if (per_gemm < 0) {
+        per_gemm = 0;
+        per_tile = std::max(0.0, e2 / t2);
+    }
+    if (per_tile < 0) {
+        per_tile = 0;
+        per_gemm = std::max(0.0, e1 / g1);
+    }
+    table.gemm_overhead_seconds = per_gemm;
+    table.tile_overhead_seconds = per_tile;
+}
+
+template <typename T>
+double measure_fill() {
+    const size_type n = 256;
+    std::vector<T> tile(static_cast<std::size_t>(n * n));
+    double best = 1e300;
+    for (int round = 0; round < 3; ++round) {
+        Timer t;
+        fill_tile(5, Operand::b, 0, n, 0, n, tile.data());
+        best = std::min(best, t.seconds());
+    }
+    return best / double(n * n);
+}
+
+// Other processes can only slow a measurement down, and a larger GEMM runs at least as fast
+// as a smaller one: each rate becomes the largest measured at its shape or any smaller one
+// (dips from a busy machine are removed; the table is the running maximum in m, n and k).
+void monotone_envelope(GemmRateTable& t) {
+    const std::size_t n = t.sizes.size();
+    for (std::size_t m = 0; m < n; ++m)
+        for (std::size_t c = 0; c < n; ++c)
+            for (std::size_t k = 0; k < n; ++k) {
+                double& r = t.at(m, c, k);
+                if (m > 0) r = std::max(r, t.at(m - 1, c, k));
+                if (c > 0) r = std::max(r, t.at(m, c - 1, k));
+                if (k > 0) r = std::max(r, t.at(m, c, k - 1));
+            }
+}
+
+template <typename T>
+GemmRateTable measure(const std::vector<size_type>& sizes, double seconds) {
+    GemmRateTable t;
+    t.machine = machine_key(std::is_same_v<T, double>);
+    t.sizes = sizes;
+    t.rates.assign(sizes.size() * sizes.size() * sizes.size(), 0.0);
+    cpu::BlasThreads single(1);  // as each executor task runs its GEMM
+    for (std::size_t im = 0; im < sizes.size(); ++im)
+        for (std::size_t in = 0; in < sizes.size(); ++in)
+            for (std::size_t ik = 0; ik < sizes.size(); ++ik)
+                t.at(im, in, ik) = time_shape<T>(sizes[im], sizes[in], sizes[ik], seconds);
+    monotone_envelope(t);
+    t.fill_seconds_per_value = measure_fill<T>();
+    measure_overheads<T>(t);
+    return t;
+}
+
+std::string cache_dir() {
+    if (const char* d = std::getenv("TESSEL_CACHE_DIR"); d && *d) return d;
+    if (const char* d = std::getenv("XDG_CACHE_HOME"); d && *d) return std::string(d) + "/tessel";
+    if (const char* d = std::getenv("HOME"); d && *d) return std::string(d) + "/.cache/tessel";
+    return "/tmp/tessel-cache";
+}
+
+std::string cpu_model() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("model name", 0) == 0) {
+            const auto colon = line.find(':');
+            return colon == std::string::npos ? line : line.substr(colon + 2);
+        }
+    return "unknown CPU";
+}
+
+}  // namespace
+
+double GemmRateTable::rate(size_type m, size_type n, size_type k) const {
+    const auto [im, wm] = locate(sizes, m);
+    const auto [in, wn] = locate(sizes, n);
+    const auto [ik, wk] = locate(sizes, k);
+    const std::size_t last = sizes.size() - 1;
+    double log_rate = 0;
+    for (int dm = 0; dm < 2; ++dm)
+        for (int dn = 0; dn < 2; ++dn)
+            for (int dk = 0; dk < 2; ++dk) {
+                const double w = (dm ? wm : 1 - wm) * (dn ? wn : 1 - wn) * (dk ? wk : 1 - wk);
+                if (w == 0) continue;
+                log_rate += w * std::log(at(std::min(im + dm, last), std::min(in + dn, last), std::min(ik + dk, last)));
+            }
+    return std::exp(log_rate);
+}
+
+double GemmRateTable::gemm_seconds(size_type m, size_type n, size_type k) const {
+    return 2.0 * double(m) * double(n) * double(k) / rate(m, n, k);
+}
+
+void GemmRateTable::validate(const std::string& what) const {
+    if (sizes.empty()) TESSEL_INVALID_INPUT(what, 0, "the rate table has no sizes");
+    for (std::size_t s = 0; s < sizes.size(); ++s)
+        if (sizes[s] < 1 || (s > 0 && sizes[s] <= sizes[s - 1]))
+            TESSEL_INVALID_INPUT(what, 0, "the rate table's sizes must be positive and ascending");
+    if (rates.size() != sizes.size() * sizes.size() * sizes.size())
+        TESSEL_INVALID_INPUT(what, 0, "the rate table has " + std::to_string(rates.size()) + " rates, its sizes need " +
+                                          std::to_string(sizes.size() * sizes.size() * sizes.size()));
+    for (double r : rates)
+        if (!(std::isfinite(r) && r > 0)) TESSEL_INVALID_INPUT(what, 0, "the rate table holds a rate that is not positive");
+    if (!(std::isfinite(gemm_overhead_seconds) && gemm_overhead_seconds >= 0 && std::isfinite(fill_seconds_per_value) &&
+          fill_seconds_per_value >= 0 && std::isfinite(tile_overhead_seconds) && tile_overhead_seconds >= 0))
+        TESSEL_INVALID_INPUT(what, 0, "the rate table's overheads must be finite and not negative");
+}
+
+std::string machine_key(bool double_precision) {
+    char host[256] = {0};
+    gethostname(host, sizeof host - 1);
+    return std::string(host) + " / " + cpu_model() + " / " + cpu::blas_library() + " / " +
+           (double_precision ? "double" : "float");
+}
+
+std::vector<size_type> default_rate_table_sizes() { return {8, 16, 32, 64, 128, 256, 512, 1024}; }
+
+GemmRateTable measure_gemm_rate_table(bool double_precision, const std::vector<size_type>& sizes, double seconds) {
+    return double_precision ? measure<double>(sizes, seconds) : measure<float>(sizes, seconds);
+}
+
+std::string rate_table_cache_path(const std::string& machine) {
+    std::ostringstream name;
+    name << cache_dir() << "/abcd-gemm-rates-" << std::hex << std::hash<std::string>{}(machine) << ".json";
+    return name.str();
+}
+
+std::string rate_table_json(const GemmRateTable& t) {
+    nlohmann::json j;
+    j["format"] = "tessel-abcd gemm rates";
+    j["machine"] = t.machine;
+    j["sizes"] = t.sizes;
+    j["rates_flops_per_second"] = t.rates;
+    j["gemm_overhead_seconds"] = t.gemm_overhead_seconds;
+    j["fill_seconds_per_value"] = t.fill_seconds_per_value;
+    j["tile_overhead_seconds"] = t.tile_overhead_seconds;
+    return j.dump(1) + "\n";
+}
+
+GemmRateTable read_rate_table(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) TESSEL_INVALID_INPUT(path, 0, "cannot be read");
+    GemmRateTable t;
+    try {
+        const auto j = nlohmann::json::parse(in);
+        if (j.value("format", "") != "tessel-abcd gemm rates") TESSEL_INVALID_INPUT(path, 0, "not a tessel-abcd rate table");
+        t.machine = j.at("machine").get<std::string>();
+        t.sizes = j.at("sizes").get<std::vector<size_type>>();
+        t.rates = j.at("rates_flops_per_second").get<std::vector<double>>();
+        t.gemm_overhead_seconds = j.at("gemm_overhead_seconds").get<double>();
+        t.fill_seconds_per_value = j.at("fill_seconds_per_value").get<double>();
+        t.tile_overhead_seconds = j.value("tile_overhead_seconds", 0.0);
+    } catch (const nlohmann::json::exception& e) {
+        TESSEL_INVALID_INPUT(path, 0, std::string("not a rate table: ") + e.what());
+    }
+    t.validate(path);
+    return t;
+}
+
+GemmRateTable machine_rate_table(bool double_precision, bool recalibrate, std::string* note) {
+    const std::string key = machine_key(double_precision);
+    const std::string path = rate_table_cache_path(key);
+    if (!recalibrate && std::filesystem::exists(path)) {
+        try {
+            GemmRateTable t = read_rate_table(path);
+            if (t.machine == key) {
+                if (note) *note = "cached in " + path;
+                return t;
+            }
+        } catch (const Error&) {
+            // an unreadable cache is measured again below
+        }
+    }
+    Timer timer;
+    GemmRateTable t = measure_gemm_rate_table(double_precision, default_rate_table_sizes());
+    std::error_code ec;
+    std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+    std::string saved = "not cached: " + path + " cannot be written";
+    try {
+        write_file_atomically(path, rate_table_json(t));
+        saved = "cached in " + path;
+    } catch (const Error&) {
+    }
+    if (note) {
+        char secs[32];
+        std::snprintf(secs, sizeof secs, "%.1f", timer.seconds());
+        *note = std::string("measured now in ") + secs + " s, " + saved;
+    }
+    return t;
+}
+
+}  // namespace tessel::abcd

@@ -1,0 +1,184 @@
+// The tile-size advice on hand-made rate tables (issue 17): interpolation of the rates, the
+// model's sums against the inspector's exact flops and GEMMs, the recommendation turning with
+// the rates, merged tilings computing the same product, and the table's file.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "abcd_test_util.hpp"
+#include "apps/ccsd_abcd/gemm_rate_table.hpp"
+#include "apps/ccsd_abcd/symbolic_product.hpp"
+#include "apps/ccsd_abcd/tile_merge.hpp"
+#include "apps/ccsd_abcd/tiling_advice.hpp"
+#include "apps/ccsd_abcd/tiling_candidates.hpp"
+
+using namespace tessel;
+using namespace tessel::abcd;
+
+namespace {
+
+// Sizes {8, 64}; the rate doubles with every dimension at 64: 1, 2, 4, 8 GFLOP/s.
+GemmRateTable doubling_table() {
+    GemmRateTable t;
+    t.machine = "hand-made";
+    t.sizes = {8, 64};
+    t.rates.assign(8, 0.0);
+    for (std::size_t m = 0; m < 2; ++m)
+        for (std::size_t n = 0; n < 2; ++n)
+            for (std::size_t k = 0; k < 2; ++k) t.at(m, n, k) = 1e9 * double(1 << (m + n + k));
+    return t;
+}
+
+GemmRateTable flat_table(double rate, double overhead, double fill) {
+    GemmRateTable t;
+    t.sizes = {1};
+    t.rates = {rate};
+    t.gemm_overhead_seconds = overhead;
+    t.fill_seconds_per_value = fill;
+    return t;
+}
+
+// Tiles of 4 with a block-diagonal-ish shape: merging them adds zeros (more flops) but makes
+// far fewer, larger GEMMs.
+Problem small_tiles() {
+    std::vector<size_type> sizes(16, 4);
+    std::vector<std::pair<size_type, size_type>> a, b;
+    for (size_type i = 0; i < 16; ++i)
+        for (size_type j = 0; j < 16; ++j) {
+            if ((i + j) % 3 == 0) a.emplace_back(i, j);
+            if (i == j || (i + 1) % 16 == j) b.emplace_back(i, j);
+        }
+    return test::hand_problem(sizes, sizes, sizes, a, b, 9);
+}
+
+double c_norm(const Problem& p) {
+    const Plan plan = inspect(p, test::one_process(size_type(1) << 30));
+    auto a = make_local_a<double>(p, plan.grid, 0);
+    TileStore<double> c;
+    ExecutorOptions eo;
+    eo.backend = Backend::cpu;
+    execute<double>(p, plan, a, c, eo);
+    double s = 0;
+    for (const auto& tile : c)
+        for (double x : tile) s += x * x;
+    return std::sqrt(s);
+}
+
+}  // namespace
+
+TEST_CASE("rates are interpolated in log2 of the sizes and clamped outside the table", "[abcd][advice]") {
+    const GemmRateTable t = doubling_table();
+    CHECK(t.rate(8, 8, 8) == Approx(1e9));
+    CHECK(t.rate(64, 64, 64) == Approx(8e9));
+    CHECK(t.rate(64, 8, 8) == Approx(2e9));
+    CHECK(t.rate(16, 16, 16) == Approx(2e9));  // a third of the way in each of three dimensions
+    CHECK(t.rate(16, 8, 8) == Approx(std::pow(2.0, 1.0 / 3) * 1e9));
+    CHECK(t.rate(2, 3, 1) == Approx(1e9));
+    CHECK(t.rate(5000, 64, 100) == Approx(8e9));
+    CHECK(t.gemm_seconds(64, 64, 64) == Approx(2.0 * 64 * 64 * 64 / 8e9));
+}
+
+TEST_CASE("the prediction sums the inspector's exact GEMMs, the overhead and the fill", "[abcd][advice]") {
+    const Problem p = test::hand_problem({30, 20, 10}, {40, 60}, {50, 70}, {{0, 0}, {0, 1}, {2, 1}}, {{0, 0}, {1, 0}, {1, 1}});
+    const GemmRateTable t = flat_table(2e9, 1e-6, 1e-9);
+    const TilingPrediction r = predict_tiling(p, t, 2, "x", 1);
+    const SymbolicProduct sp = symbolic_product(p);
+    CHECK(r.flops == sp.flops);
+    CHECK(r.gemms == sp.gemms);
+    CHECK(r.c_tiles == sp.c_shape.nnz());
+    // A(0,0)B(0,0), A(0,1)B(1,0), A(0,1)B(1,1), A(2,1)B(1,0), A(2,1)B(1,1)
+    const double flops = 2.0 * (30 * 50 * 40 + 30 * 50 * 60 + 30 * 70 * 60 + 10 * 50 * 60 + 10 * 70 * 60);
+    CHECK(r.flops == flops);
+    CHECK(r.gemms == 5);
+    const double b_area = 40 * 50 + 60 * 50 + 60 * 70;
+    CHECK(r.predicted_seconds == Approx((flops / 2e9 + 5 * 1e-6 + b_area * 1e-9) / 2));
+    CHECK(r.memory_bytes == Approx(8.0 * ((30 * 40 + 30 * 60 + 10 * 60) + b_area + (30 * 50 + 30 * 70 + 10 * 50 + 10 * 70))));
+    CHECK_THROWS_WITH(predict_tiling(p, t, 0), Catch::Contains("--advise-tiles: workers must be at least 1"));
+}
+
+TEST_CASE("the recommendation follows the rates: fewest flops when GEMMs run alike, larger tiles when small ones are slow",
+          "[abcd][advice]") {
+    const Problem p = small_tiles();
+    const auto candidates = tiling_candidates(p, nullptr);
+    REQUIRE(candidates.size() >= 3);
+    CHECK(candidates[0].label == "merge x1");
+    CHECK(candidates[1].label == "merge x2");
+    auto predict_all = [&](const GemmRateTable& t) {
+        std::vector<TilingPrediction> out;
+        for (const auto& c : candidates) out.push_back(predict_tiling(c.problem, t, 1, c.label, c.parameter));
+        return out;
+    };
+    // Same rate for every shape, no overhead: the tiling with the fewest flops (the given one).
+    const auto flat = predict_all(flat_table(1e9, 0, 0));
+    for (std::size_t x = 1; x < flat.size(); ++x) CHECK(flat[x].flops > flat[0].flops);
+    CHECK(recommend_tiling(flat, 0.0) == 0);
+    // 4 x 4 GEMMs 100 times slower than 32-sized ones: merged tiles win despite their flops.
+    GemmRateTable steep;
+    steep.sizes = {4, 32};
+    steep.rates.assign(8, 0.0);
+    for (std::size_t m = 0; m < 2; ++m)
+        for (std::size_t n = 0; n < 2; ++n)
+            for (std::size_t k = 0; k < 2; ++k) steep.at(m, n, k) = (m + n + k == 3) ? 1e10 : 1e8;
+    const auto fast_large = predict_all(steep);
+    CHECK(recommend_tiling(fast_large, 0.0) > 0);
+    // A large per-GEMM overhead alone also favours fewer GEMMs.
+    const auto costly_calls = predict_all(flat_table(1e9, 1e-3, 0));
+    const std::size_t pick = recommend_tiling(costly_calls);
+    CHECK(costly_calls[pick].gemms < costly_calls[0].gemms);
+    const std::string table = advice_table(costly_calls, pick);
+    CHECK_THAT(table, Catch::Contains("* " + costly_calls[pick].label));
+    CHECK_THAT(table, Catch::Contains("recommended: " + costly_calls[pick].label + " (predicted "));
+    CHECK_THROWS_WITH(recommend_tiling({}), Catch::Contains("no candidate tiling"));
+}
+
+TEST_CASE("merged tilings compute the same product with zeros filled in", "[abcd][advice]") {
+    const Problem p = small_tiles();
+    const double norm = c_norm(p);
+    for (size_type f : {2, 3, 5}) {
+        const Problem q = merge_tiles(p, f);
+        CHECK(q.m() == p.m());
+        CHECK(q.m_tiling.count() == (16 + f - 1) / f);
+        CHECK(q.a_shape.area(q.m_tiling, q.k_tiling) >= p.a_shape.area(p.m_tiling, p.k_tiling));
+        CHECK(c_norm(q) == Approx(norm).epsilon(1e-12));
+    }
+    CHECK_THROWS_WITH(merge_tiling(p.m_tiling, 0), Catch::Contains("--tiling: the merge factor must be at least 1, not 0"));
+}
+
+TEST_CASE("rate tables are written and read back; a bad file is named", "[abcd][advice]") {
+    GemmRateTable t = doubling_table();
+    t.gemm_overhead_seconds = 2e-7;
+    t.fill_seconds_per_value = 3e-9;
+    const std::string path = "abcd-rate-table-test.json";
+    {
+        std::ofstream(path) << rate_table_json(t);
+    }
+    const GemmRateTable r = read_rate_table(path);
+    CHECK(r.machine == "hand-made");
+    CHECK(r.sizes == t.sizes);
+    CHECK(r.rates == t.rates);
+    CHECK(r.gemm_overhead_seconds == t.gemm_overhead_seconds);
+    {
+        std::ofstream(path) << "{\"format\": \"tessel-abcd gemm rates\", \"machine\": \"m\", \"sizes\": [8, 4], "
+                               "\"rates_flops_per_second\": [1,1,1,1,1,1,1,1], \"gemm_overhead_seconds\": 0, "
+                               "\"fill_seconds_per_value\": 0}";
+    }
+    CHECK_THROWS_WITH(read_rate_table(path),
+                      Catch::Contains("abcd-rate-table-test.json: the rate table's sizes must be positive and ascending"));
+    std::remove(path.c_str());
+    CHECK(rate_table_cache_path("a") != rate_table_cache_path("b"));
+}
+
+TEST_CASE("candidates the model cannot tell apart: the one with the fewest GEMMs", "[abcd][advice]") {
+    std::vector<TilingPrediction> c(3);
+    c[0].predicted_seconds = 1.00;
+    c[0].gemms = 1000;
+    c[1].predicted_seconds = 1.08;  // within 10 %
+    c[1].gemms = 100;
+    c[2].predicted_seconds = 1.20;  // outside
+    c[2].gemms = 10;
+    CHECK(recommend_tiling(c, 0.10) == 1);
+    CHECK(recommend_tiling(c) == 0);  // the app's rule: the fastest predicted
+    CHECK(recommend_tiling(c, 0.25) == 2);
+}
