@@ -3,32 +3,25 @@
 
 #include <omp.h>
 
+#include "core/backend.hpp"
 #include "core/error.hpp"
 
 namespace tessel::abcd {
 
 Backend choose_backend(Backend requested, std::string* why) {
+    // `auto` is resolved by core, as in every app (core/backend.hpp); a cuda asked for is
+    // checked by the caller, which names this app's own build option.
     if (requested == Backend::cuda) {
         if (why) *why = "cuda (asked for)";
         return Backend::cuda;
     }
-    if (requested == Backend::cpu || requested == Backend::reference) {
+    if (requested != Backend::automatic) {
         if (why) *why = "cpu (asked for)";
         return Backend::cpu;
     }
-    const int devices = cuda_device_count();
-    if (devices > 0) {
-        if (why) *why = "cuda (auto: " + std::to_string(devices) + " device(s) present)";
-        return Backend::cuda;
-    }
-    if (why) {
-#ifdef TESSEL_ABCD_HAVE_CUDA
-        *why = "cpu (auto: this build has CUDA but no device is present)";
-#else
-        *why = "cpu (auto: this build has no CUDA)";
-#endif
-    }
-    return Backend::cpu;
+    const Backend b = resolve_backend(Backend::automatic);
+    if (why) *why = std::string(to_string(b)) + " (auto: device " + cuda::device_description() + ")";
+    return b;
 }
 
 template <typename T>
