@@ -59,28 +59,33 @@ size_type choose_batch(const Geometry& g, const SinogramArray& s, const ArrayRec
     return std::min(fit, s.slices);
 }
 
-// b (rays x k, ordered rays) from slices [first, first + count): centre-shifted copies.
-void load_batch(const SinogramArray& s, const Ordering& ordering, double center, size_type first, size_type count,
-                DenseMatrix<float>& b) {
-    const size_type rays = s.angles * s.channels;
-    std::vector<float> natural(static_cast<std::size_t>(count * rays));
+// Slices [first, first + count) in natural order (slice, angle, channel), centre-shifted.
+std::vector<float> natural_batch(const SinogramArray& s, double center, size_type first, size_type count) {
+    std::vector<float> natural(static_cast<std::size_t>(count * s.angles * s.channels));
 #pragma omp parallel for schedule(static)
     for (size_type j = 0; j < count; ++j)
         for (size_type a = 0; a < s.angles; ++a)
             std::copy_n(s.data + s.row(first + j, a), s.channels, natural.data() + (j * s.angles + a) * s.channels);
     io::shift_center(natural, count * s.angles, s.channels, center);
-    const size_type k = b.cols();
+    return natural;
+}
+
+// m (rays x k, ordered rays) := the `count` slices of `natural`, zero columns beyond.
+void to_ray_order(const std::vector<float>& natural, const Ordering& ordering, size_type count,
+                  DenseMatrix<float>& m) {
+    const size_type rays = m.rows(), k = m.cols();
 #pragma omp parallel for schedule(static)
     for (size_type i = 0; i < rays; ++i) {
         const size_type ray = ordering.rays[i];
-        for (size_type j = 0; j < k; ++j) b(i, j) = j < count ? natural[j * rays + ray] : 0.0f;
+        for (size_type j = 0; j < k; ++j) m(i, j) = j < count ? natural[j * rays + ray] : 0.0f;
     }
 }
 
-}  // namespace
-
-ArrayReconstructInfo reconstruct_array(const SinogramArray& s, const ArrayReconstructOptions& o,
-                                       std::span<float> volume) {
+// The batched loop of reconstruct_array and fbp_array: with `fbp`, the solver (no iterations)
+// starts from the filtered backprojection, as tessel-xct's --solver fbp.
+ArrayReconstructInfo solve_batches(const SinogramArray& s, const ArrayReconstructOptions& o,
+                                   const SolverOptions& solver_options, const FbpOptions* fbp,
+                                   std::span<float> volume) {
     check_sinograms(s);
     if (o.size < 0) TESSEL_INVALID_INPUT("size", 0, "negative image size " + str(o.size));
     const Geometry g = geometry_of(o.size > 0 ? o.size : s.channels, s.channels, s.theta);
@@ -94,20 +99,30 @@ ArrayReconstructInfo reconstruct_array(const SinogramArray& s, const ArrayRecons
                                               str(s.slices) + " x " + str(g.n) + " x " + str(g.n));
     if (o.projector.backend == Backend::cuda && !cuda::device_available())
         TESSEL_THROW(NotCompiled, "backend cuda: no usable CUDA device (device: " + cuda::device_description() + ")");
+    if (fbp) fbp_frequency_response(2, *fbp);  // a bad cut-off fails before any work
 
     ArrayReconstructInfo info;
     info.n = g.n;
     info.batch_slices = choose_batch(g, s, o);
     const Ordering ordering = make_ordering(g, o.order, o.tile);
     auto op = make_local_projector<float>(g, ordering, o.projector);
-    Solver<float> solver(*op, o.solver);
+    Solver<float> solver(*op, solver_options);
     const size_type k = info.batch_slices;
-    DenseMatrix<float> b(g.num_rays(), k);
+    DenseMatrix<float> b(g.num_rays(), k), filtered, x_fbp;
+    if (fbp) filtered = DenseMatrix<float>(g.num_rays(), k);
     for (size_type first = 0; first < s.slices; first += k) {
         const size_type count = std::min(k, s.slices - first);
-        load_batch(s, ordering, center, first, count, b);
+        auto natural = natural_batch(s, center, first, count);
+        to_ray_order(natural, ordering, count, b);
         SolverState<float> state;
-        solver.start(b, state);
+        if (fbp) {
+            fbp_filter_rows<float>(natural, count * s.angles, s.channels, s.theta, *fbp);
+            to_ray_order(natural, ordering, count, filtered);
+            op->backward(filtered, x_fbp);
+            solver.start_from(b, x_fbp, state);
+        } else {
+            solver.start(b, state);
+        }
         while (solver.running(state)) solver.step(b, state);
         float* out = volume.data() + first * pixels;
 #pragma omp parallel for schedule(static)
@@ -121,6 +136,21 @@ ArrayReconstructInfo reconstruct_array(const SinogramArray& s, const ArrayRecons
         }
     }
     return info;
+}
+
+}  // namespace
+
+ArrayReconstructInfo reconstruct_array(const SinogramArray& s, const ArrayReconstructOptions& o,
+                                       std::span<float> volume) {
+    return solve_batches(s, o, o.solver, nullptr, volume);
+}
+
+ArrayReconstructInfo fbp_array(const SinogramArray& s, const ArrayReconstructOptions& o, const FbpOptions& fbp,
+                               std::span<float> volume) {
+    SolverOptions none;  // as tessel-xct --solver fbp: CGLS's start from the image, no iterations
+    none.algorithm = Algorithm::cgls;
+    none.iterations = 0;
+    return solve_batches(s, o, none, &fbp, volume);
 }
 
 std::vector<float> reconstruct_array(const SinogramArray& s, const ArrayReconstructOptions& o) {

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "apps/xct/fbp_filter.hpp"
 #include "apps/xct/ordering.hpp"
 #include "apps/xct/projector.hpp"
 #include "apps/xct/solver.hpp"
@@ -62,6 +63,13 @@ ArrayReconstructInfo reconstruct_array(const SinogramArray& sinograms, const Arr
 
 /// The same, returning the volume.
 std::vector<float> reconstruct_array(const SinogramArray& sinograms, const ArrayReconstructOptions& options = {});
+
+/// Filtered backprojection of every slice, as tessel-xct --solver fbp: the centre-shifted rows
+/// filtered (fbp_filter_rows with `fbp`), then one Aᵀ SpMM per batch; options.solver is not
+/// used. info.histories[s] holds one value, the relative residual ‖b − A·x‖/‖b‖ of slice s's
+/// image (the CLI's). Throws as reconstruct_array, InvalidInput on a bad filter cut-off.
+ArrayReconstructInfo fbp_array(const SinogramArray& sinograms, const ArrayReconstructOptions& options,
+                               const FbpOptions& fbp, std::span<float> volume);
 
 /// Line integrals of `images` (slices x n x n, row-major) along the rays of `theta` over
 /// `channels` channels: (slices, angles, channels), as tessel-xct computes the phantom's

@@ -5,35 +5,41 @@ tomo: projections (angles, slices, channels) float32, C-ordered, already normali
 channel each (N = channels unless size is given), rotation centre in channels (default
 channels / 2), the geometry of tessel-xct (docs/xct.md).
 """
+import operator
+import warnings
+
 import numpy as np
 
 from . import _tessel
 
 __all__ = ["reconstruct", "project", "normalize", "find_center"]
 
-ALGORITHMS = ("cgls", "sirt")
+ALGORITHMS = ("cgls", "sirt", "fbp")
+FILTERS = ("ramp", "shepp-logan", "cosine", "hamming", "hann")
+# TomoPy's names of the same filters.
+FILTER_ALIASES = {"ramlak": "ramp", "shepp": "shepp-logan"}
 
 
 def reconstruct(tomo, theta, center=None, algorithm="cgls", num_iter=50, *, tol=0.0, nonneg=False,
                 size=0, batch_slices=0, sinogram_order=False, order="hilbert", backend="cpu",
-                return_info=False):
+                filter_name="ramp", filter_cutoff=1.0, return_info=False):
     """Reconstructs every slice of `tomo`; returns (slices, N, N) float32.
 
     algorithm: "cgls" or "sirt" (the iterative solvers of tessel-xct); num_iter iterations
     (a slice stops early when its relative residual drops below tol > 0); nonneg clamps SIRT's
-    images to x >= 0. sinogram_order=True takes tomo as (slices, angles, channels) like
+    images to x >= 0. "fbp": filtered backprojection (tessel-xct --solver fbp; num_iter, tol
+    and nonneg unused) with filter_name "ramp", "shepp-logan", "cosine", "hamming" or "hann"
+    (TomoPy's "ramlak" and "shepp" are read as ramp and shepp-logan) cut off at filter_cutoff
+    times Nyquist, in (0, 1]. sinogram_order=True takes tomo as (slices, angles, channels) like
     TomoPy's option of that name. batch_slices: slices solved together (0: as many as fit in
     memory). return_info=True returns (volume, info) with the residual history of every slice.
     The result equals tessel-xct's on the same sinograms (raw files, same centre and options).
     """
-    if algorithm == "fbp":
-        # FBP is being added by the beamline work; the lead wires it here after merging.
-        fbp = getattr(_tessel, "_xct_fbp", None)
-        if fbp is None:
-            raise NotImplementedError("algorithm: 'fbp' is not in this build of tessel (use 'cgls' or 'sirt')")
-        raise NotImplementedError("algorithm: 'fbp' is not wired into tessel.xct.reconstruct yet")
     if algorithm not in ALGORITHMS:
-        raise ValueError(f"algorithm: {algorithm!r} is not one of 'cgls', 'sirt'")
+        raise ValueError(f"algorithm: {algorithm!r} is not one of 'cgls', 'sirt', 'fbp'")
+    filter_name = FILTER_ALIASES.get(filter_name, filter_name)
+    if algorithm == "fbp" and filter_name not in FILTERS:
+        raise ValueError(f"filter_name: {filter_name!r} is not one of " + ", ".join(repr(f) for f in FILTERS))
     theta = _angles(theta)
     if center is not None:
         centers = np.asarray(center, dtype=np.float64).reshape(-1)
@@ -42,7 +48,8 @@ def reconstruct(tomo, theta, center=None, algorithm="cgls", num_iter=50, *, tol=
         center = float(centers[0])
     volume, info = _tessel._xct_reconstruct(tomo, theta, center, algorithm, int(num_iter), float(tol),
                                             bool(nonneg), int(size), int(batch_slices),
-                                            bool(sinogram_order), order, backend)
+                                            bool(sinogram_order), order, backend, filter_name,
+                                            float(filter_cutoff))
     return (volume, info) if return_info else volume
 
 
@@ -54,20 +61,62 @@ def project(obj, theta, ncol=None):
     return _tessel._xct_project(obj, theta, int(ncol if ncol is not None else n))
 
 
-def normalize(tomo, flat, dark):
-    """Hook: flat/dark normalisation and -log come with the beamline work (lead wires it)."""
-    impl = getattr(_tessel, "_xct_normalize", None)
-    if impl is None:
-        raise NotImplementedError("tessel.xct.normalize is not in this build yet")
-    return impl(tomo, flat, dark)
+def normalize(tomo, flat, dark=None):
+    """Line integrals from raw projections: -log((tomo - dark) / (flat - dark)) with the means
+    of the flat and dark frames, i.e. TomoPy's normalize followed by minus_log in one step, as
+    tessel-xct preprocesses Data Exchange input (the same values on the same data).
+
+    tomo (angles, slices, channels), flat (flats, slices, channels) and dark (darks, slices,
+    channels; None: zero) as numpy arrays of float32, float64 or an integer type (uint16 as
+    detectors write it); returns a new float32 C-ordered array of tomo's shape. Where the ratio
+    is not positive or not finite (dead pixels, noise below the dark level, flat == dark) it
+    becomes 1e-6 before -log, with a RuntimeWarning counting such values (TomoPy clamps the
+    denominator instead). The GIL is released while it runs.
+    """
+    out = _float32(tomo, "tomo", copy=True)
+    flat = _float32(flat, "flat")
+    dark = None if dark is None else _float32(dark, "dark")
+    clamped = _tessel._xct_normalize(out, flat, dark)
+    if clamped:
+        warnings.warn(f"tessel.xct.normalize: {clamped} values were not positive after flat/dark normalisation "
+                      "and were clamped to 1e-6 before -log", RuntimeWarning, stacklevel=2)
+    return out
 
 
-def find_center(tomo, theta, **options):
-    """Hook: rotation-centre search comes with the beamline work (lead wires it)."""
-    impl = getattr(_tessel, "_xct_find_center", None)
-    if impl is None:
-        raise NotImplementedError("tessel.xct.find_center is not in this build yet")
-    return impl(tomo, _angles(theta), **options)
+def find_center(tomo, theta, ind=None, *, radius=0.0, fine_radius=1.5, fine_step=0.1, max_angles=360,
+                sinogram_order=False):
+    """Rotation centre of slice `ind` (default: the middle one, slices // 2) by Vo's Fourier
+    method (Vo et al., Opt. Express 22, 19078 (2014); TomoPy's find_center_vo), as tessel-xct's
+    --center auto: the same value on the same sinogram. Returns a float in channels with pixel
+    edges at 0..channels (channels / 2 is the detector middle), the `center` reconstruct takes.
+
+    tomo: normalised, -log'ed projections (angles, slices, channels) float32, C-ordered
+    ((slices, angles, channels) with sinogram_order=True); theta in radians, covering at least
+    170 degrees; at least 8 angles and 16 channels. radius: coarse search around the middle in
+    channels (0: min(50, channels / 4)); then ± fine_radius in steps of fine_step; at most
+    max_angles angles are used. The GIL is released while it runs.
+    """
+    theta = _angles(theta)
+    if ind is None:
+        shape = getattr(tomo, "shape", ())
+        ind = shape[0 if sinogram_order else 1] // 2 if len(shape) == 3 else 0
+    try:
+        ind = operator.index(ind)
+    except TypeError:
+        raise ValueError(f"ind: {ind!r} is not a slice index (an integer)") from None
+    return _tessel._xct_find_center(tomo, theta, ind, float(radius), float(fine_radius), float(fine_step),
+                                    int(max_angles), bool(sinogram_order))
+
+
+def _float32(array, name, copy=False):
+    """A float32 C-ordered version of a numpy array of reals (a copy when asked or needed)."""
+    if not isinstance(array, np.ndarray):
+        raise ValueError(f"{name}: expected a numpy array, got {type(array).__name__}")
+    if array.dtype.kind not in "uif":
+        raise ValueError(f"{name}: dtype {array.dtype}, expected float32, float64 or an integer type")
+    if copy:
+        return np.array(array, dtype=np.float32, order="C")
+    return np.ascontiguousarray(array, dtype=np.float32)
 
 
 def _angles(theta):
