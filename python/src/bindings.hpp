@@ -6,7 +6,7 @@
 namespace tessel::python {
 
 void bind_spmm(pybind11::module_& m);   // _spmm
-void bind_xct(pybind11::module_& m);    // _xct_reconstruct, _xct_project
+void bind_xct(pybind11::module_& m);    // _xct_reconstruct, _xct_project, _xct_normalize, _xct_find_center
 void bind_spdnn(pybind11::module_& m);  // _spdnn_infer
 
 }  // namespace tessel::python
