@@ -16,6 +16,7 @@
 #include "apps/xct/memory_estimate.hpp"
 #include "apps/xct/parallel.hpp"
 #include "apps/xct/reconstruct.hpp"
+#include "core/app/run_mpi_app.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm.hpp"
 #include "core/types.hpp"
@@ -31,29 +32,7 @@ std::string joined(int argc, char** argv) {
     return line;
 }
 
-// Prints one line and ends the run. With several ranks, a failure seen by one rank only would
-// leave the others waiting in a collective, so the job is aborted; rank 0 speaks first.
-int fail(const std::string& message, int code = 1) {
-    int rank = 0, size = 1, initialized = 0;
-    MPI_Initialized(&initialized);
-    if (initialized) {
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        MPI_Comm_size(MPI_COMM_WORLD, &size);
-    }
-    if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    std::fprintf(stderr, "tessel-xct: %s\n", message.c_str());
-    std::fflush(stderr);
-    if (size > 1 && !peers_informed()) MPI_Abort(MPI_COMM_WORLD, code);
-    if (initialized) MPI_Finalize();
-    return code;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+int run(int argc, char** argv) {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
@@ -162,19 +141,19 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
         if (rank == 0) std::cout << app.help();
-        MPI_Finalize();
         return 0;
     } catch (const CLI::CallForAllHelp& e) {
         if (rank == 0) std::cout << app.help("", CLI::AppFormatMode::All);
-        MPI_Finalize();
         return 0;
     } catch (const CLI::ParseError& e) {
+        // Every rank parsed the same line: rank 0 says it, all leave.
         std::string what = e.what();
         if (what.empty()) what = e.get_name();
-        return fail(what + " (see --help)");
+        if (rank == 0) std::fprintf(stderr, "tessel-xct: %s (see --help)\n", what.c_str());
+        return 1;
     }
 
-    try {
+    {
         o.command_line = joined(argc, argv);
         if (threads > 0) omp_set_num_threads(threads);
         if (!input.empty()) {
@@ -212,17 +191,12 @@ int main(int argc, char** argv) {
         const auto result = reconstruct(o, MPI_COMM_WORLD, std::cout);
         if (result.stopped) {
             std::cout.flush();
-            MPI_Finalize();
             return 3;
         }
-    } catch (const PeerFailure&) {
-        MPI_Finalize();
-        return 1;
-    } catch (const tessel::Error& e) {
-        return fail(e.message());
-    } catch (const std::exception& e) {
-        return fail(e.what());
     }
-    MPI_Finalize();
     return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return tessel::app::run_mpi_app("tessel-xct", argc, argv, run); }

@@ -22,7 +22,9 @@
 #include "apps/ccsd_abcd/result_gather.hpp"
 #include "apps/ccsd_abcd/synthetic_generator.hpp"
 #include "apps/ccsd_abcd/tile_memory.hpp"
+#include "core/app/run_mpi_app.hpp"
 #include "core/error.hpp"
+#include "io/atomic_output.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"
 
@@ -199,6 +201,7 @@ int run(int argc, char** argv) {
         if (rank == 0) app.exit(e);
         return e.get_exit_code();
     }
+    if (!a.json.empty()) io::check_writable(a.json, "--json");  // before minutes of work
     Problem p;
     MoleculeSummary mol;
     if (!a.problem_file.empty()) {
@@ -290,7 +293,7 @@ int run(int argc, char** argv) {
             if (have_peer)
                 j["dbcsr"] = {{"seconds", peer.best}, {"gflops", peer_rate * 1e-9}, {"fraction_of_dgemm", peer_rate / dgemm},
                               {"grid", peer.note}, {"c_norm", peer.c_norm}, {"flops", peer.flops}};
-            std::ofstream(a.json) << j.dump(2) << "\n";
+            write_file_atomically(a.json, j.dump(2) + "\n");
         }
     }
     return 0;
@@ -298,19 +301,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    int code = 0;
-    try {
-        code = run(argc, argv);
-    } catch (const tessel::Error& e) {
-        std::fprintf(stderr, "tessel-bench-abcd: %s\n", e.message().c_str());
-        code = 1;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "tessel-bench-abcd: %s\n", e.what());
-        code = 1;
-    }
-    MPI_Finalize();
-    return code;
-}
+int main(int argc, char** argv) { return tessel::app::run_mpi_app("tessel-bench-abcd", argc, argv, run); }
