@@ -31,6 +31,7 @@
 #include "core/error.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"
+#include "io/atomic_output.hpp"
 
 namespace {
 
@@ -409,6 +410,12 @@ int run(int argc, char** argv) {
         if (rank == 0) std::fprintf(stderr, "tessel-abcd: %s\n", e.what());
         return 1;
     }
+    // Outputs writable before the work (every rank checks the same paths; rank 0 speaks).
+    collective(comm, [&] {
+        if (!a.output.empty()) io::check_writable(a.output, "--output");
+        if (!a.metrics.empty()) io::check_writable(a.metrics, "--metrics");
+        if (!a.save_problem.empty()) io::check_writable(a.save_problem, "--save-problem");
+    });
     // Threads: --threads, else OMP_NUM_THREADS, else the node's cores shared among its ranks
     // (no more than the cores this rank may run on: mpiexec binds ranks to cores by default).
     const int allowed = cores_allowed();

@@ -19,7 +19,9 @@
 #include "apps/spdnn/network.hpp"
 #include "apps/spdnn/reference_inference.hpp"
 #include "apps/spdnn/report.hpp"
+#include "core/app/memory_check.hpp"
 #include "core/app/run_mpi_app.hpp"
+#include "io/atomic_output.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 #include "core/metrics.hpp"
@@ -330,6 +332,25 @@ int run(int argc, char** argv) {
             }
             return code;
         }
+        // Numbers with a default when absent must be valid when given; outputs writable first.
+        app::all_ranks(MPI_COMM_WORLD, [&] {
+            auto refuse = [](const char* name, const std::string& what) { TESSEL_INVALID_INPUT(name, 0, what); };
+            if (infer_cmd->parsed()) {
+                if (infer_cmd->count("--bias") && !std::isfinite(ia.bias)) refuse("--bias", "must be a finite number");
+                if (infer_cmd->count("--num-images") && ia.num_images < 1)
+                    refuse("--num-images", "must be at least 1, not " + std::to_string(ia.num_images));
+                if (infer_cmd->count("--batch-images") && ia.batch_images < 1)
+                    refuse("--batch-images", "must be at least 1, not " + std::to_string(ia.batch_images));
+                if (ia.neurons > 0 && ia.layers > 0)
+                    app::require_memory("--neurons " + std::to_string(ia.neurons),
+                                        "the row pointers of " + std::to_string(ia.layers) + " layers",
+                                        8.0 * double(ia.neurons + 1) * double(ia.layers));
+                if (!ia.output.empty() && rank == 0) io::check_writable(ia.output, "--output");
+                if (!ia.metrics.empty() && rank == 0) io::check_writable(ia.metrics, "--metrics");
+            }
+            if (gen_cmd->parsed() && gen_cmd->count("--bias") && !std::isfinite(ga.bias))
+                refuse("--bias", "must be a finite number");
+        });
         if (infer_cmd->parsed()) code = run_infer(ia);
         if (gen_cmd->parsed()) code = run_generate(ga);
     }

@@ -126,6 +126,13 @@ Network read_network(const std::string& layer_dir, size_type neurons, size_type 
     net.layers.resize(layers);
     // Files one after another (each parse is parallel); the first error is thrown.
     for (size_type k = 0; k < layers; ++k) net.layers[k] = read_layer(files[k], neurons);
+    // Every layer of a RadiX-Net network (the Challenge's and ours) has the same number of
+    // connections: a file cut at a line boundary reads cleanly but has fewer.
+    for (size_type k = 1; k < layers; ++k)
+        if (net.layers[k].nnz() != net.layers[0].nnz())
+            TESSEL_INVALID_INPUT(files[k], 0, "has " + std::to_string(net.layers[k].nnz()) + " entries, layer 1 has " +
+                                                  std::to_string(net.layers[0].nnz()) +
+                                                  " (all layers have the same count): truncated?");
     return net;
 }
 

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -17,6 +18,7 @@
 #include "apps/xct/parallel.hpp"
 #include "apps/xct/reconstruct.hpp"
 #include "core/app/run_mpi_app.hpp"
+#include "io/atomic_output.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm.hpp"
 #include "core/types.hpp"
@@ -153,6 +155,28 @@ int run(int argc, char** argv) {
         return 1;
     }
 
+    // Numbers with a default when absent must be valid when given (no silent fallback), and
+    // outputs writable before the work; every rank checks, rank 0 speaks.
+    app::all_ranks(MPI_COMM_WORLD, [&] {
+        auto given = [&](const char* name) { return app.count(name) > 0; };
+        auto refuse = [](const char* name, const std::string& what) { TESSEL_INVALID_INPUT(name, 0, what); };
+        if (given("--phantom") && phantom < 1) refuse("--phantom", "must be at least 1, not " + std::to_string(phantom));
+        if (given("--num-slices") && num_slices < 1)
+            refuse("--num-slices", "must be at least 1, not " + std::to_string(num_slices));
+        if (given("--angles") && o.input.angles < 1)
+            refuse("--angles", "must be at least 1, not " + std::to_string(o.input.angles));
+        if (given("--noise") && !(o.input.noise > 0 && std::isfinite(o.input.noise)))
+            refuse("--noise", "must be a positive photon count, not " + std::to_string(o.input.noise));
+        if (given("--size") && o.input.size < 1) refuse("--size", "must be at least 1, not " + std::to_string(o.input.size));
+        if (given("--checkpoint-every") && o.checkpoint_every < 1)
+            refuse("--checkpoint-every", "must be at least 1, not " + std::to_string(o.checkpoint_every));
+        if (o.solver.iterations < 0) refuse("--iterations", "must not be negative");
+        if (!o.output.empty()) io::check_writable(o.output, "--output");
+        if (!o.metrics_path.empty()) io::check_writable(o.metrics_path, "--metrics");
+        if (!o.checkpoint_path.empty()) io::check_writable(o.checkpoint_path, "--checkpoint");
+        if (!o.save_exchange.empty()) io::check_writable(o.save_exchange, "--save-exchange");
+        if (!o.save_sinogram.empty()) io::check_writable(o.save_sinogram + ".sino", "--save-sinogram");
+    });
     {
         o.command_line = joined(argc, argv);
         if (threads > 0) omp_set_num_threads(threads);

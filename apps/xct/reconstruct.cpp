@@ -227,6 +227,7 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
                                {"slices", num_slices},
                                {"center", info.center},
                                {"solver", std::string(to_string(o.solver.algorithm))},
+                               {"iterations", o.solver.iterations},
                                {"nonneg", o.solver.nonneg},
                                {"precision", sizeof(V) == 8 ? "double" : "single"},
                                {"noise", o.input.noise},
@@ -245,6 +246,8 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
         on_root(world, [&] {
             resumed = std::make_unique<Checkpoint<V>>(read_checkpoint<V>(checkpoint_path));
             check_fingerprint(checkpoint_path, resumed->fingerprint, fingerprint);
+            validate_checkpoint(checkpoint_path, *resumed, g.num_pixels(), g.num_rays(), num_slices,
+                                o.solver.iterations);
             resume_header[0] = resumed->round;
             resume_header[1] = resumed->iteration;
             resume_header[2] = resumed->round_width;
