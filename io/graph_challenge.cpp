@@ -6,6 +6,7 @@
 #include <map>
 #include <utility>
 
+#include "core/app/memory_check.hpp"
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
 #include "io/detail/line_parser.hpp"
@@ -71,6 +72,8 @@ Csr<V, I> read_triplets(const std::string& path, size_type rows, size_type cols,
         TESSEL_INVALID_INPUT(path, 0, "matrix size " + std::to_string(rows) + " x " + std::to_string(cols) +
                                           " is empty or does not fit " + std::to_string(8 * sizeof(I)) +
                                           "-bit indices");
+    // Row pointers of a declared size (--num-images 1e9) before the file is even read.
+    app::require_memory(path, "the row pointers of " + std::to_string(rows) + " " + row_name + "s", 8.0 * double(rows + 1));
     const std::string text = read_whole_file(path);
     const std::string_view body = without_trailing_blanks(text);
     if (body.empty()) TESSEL_INVALID_INPUT(path, 0, "file is empty");
