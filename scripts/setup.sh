@@ -12,6 +12,8 @@ packages=(
   libeigen3-dev libgraphblas-dev librsb-dev libdbcsr-dev
   # METIS row reordering, compared with k-means (partition/metis_reorder; built only when present)
   libmetis-dev
+  # libFuzzer harnesses of the readers (scripts/fuzz.sh; skipped when missing)
+  clang libclang-rt-14-dev
 )
 
 missing=()
