@@ -27,15 +27,19 @@ cmake --build "$build" -j "${TESSEL_JOBS:-2}" > "$build.build.log" 2>&1 || {
 fuzzers=("$@")
 [ ${#fuzzers[@]} -eq 0 ] && fuzzers=(matrix_market graph_challenge_layer graph_challenge_categories memxct_raw byte_size data_exchange)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/fuzz/lsan.supp:print_suppressions=0}
 export OMP_NUM_THREADS=1
 status=0
 for name in "${fuzzers[@]}"; do
   work="$build/corpus/$name"
   mkdir -p "$work"
+  # Inputs that once were findings stay in the corpus (fuzz/regressions/<name>).
+  regressions=""
+  [ -d "$root/fuzz/regressions/$name" ] && regressions="$root/fuzz/regressions/$name"
   # -rss_limit_mb and -malloc_limit_mb: an input that makes a reader ask for more than 2 GiB
   # is a finding (sizes must be checked before allocating), not an out-of-memory of the machine.
   if (cd "$build" && "./fuzz_$name" -max_total_time="$seconds" -rss_limit_mb=2560 -malloc_limit_mb=2048 \
-        -timeout=10 -max_len=65536 -print_final_stats=1 "$work" "$root/fuzz/corpus/$name" > "$build/$name.log" 2>&1); then
+        -timeout=10 -max_len=65536 -print_final_stats=1 "$work" "$root/fuzz/corpus/$name" $regressions > "$build/$name.log" 2>&1); then
     echo "fuzz $name: $(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$build/$name.log" | grep -Eo '[0-9]+$') runs in ${seconds} s, no finding"
   else
     echo "fuzz $name: FINDING (see $build/$name.log)"; grep -E 'ERROR|SUMMARY|Test unit written' "$build/$name.log" | head -5
