@@ -16,6 +16,7 @@
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "io/graph_challenge.hpp"
+#include "io/hdf5_file.hpp"
 #include "io/matrix_market.hpp"
 #include "tests/common/temp_dir.hpp"
 
@@ -100,6 +101,13 @@ TEST_CASE("check_writable refuses outputs that cannot be written", "[bad_inputs]
           "--metrics " + file + "/r.h5: cannot write: " + file + " is not a folder");
     CHECK_NOTHROW(io::check_writable(dir.file("new.h5"), "--output"));
     CHECK_NOTHROW(io::check_writable("relative-in-cwd.h5", "--output"));
+}
+
+// Finding 9: HDF5 outputs in a missing folder name the reason, not HDF5's internals
+// ("flags = 13, o_flags = 242").
+TEST_CASE("an HDF5 file in a missing folder says so", "[bad_inputs]") {
+    CHECK(message_of([] { io::File::create("nodir/volume.h5"); }) ==
+          "nodir/volume.h5: cannot write: folder nodir does not exist");
 }
 
 // Finding 4: a killed writer's "out.tmp.PID.N" is removed by the next writer of "out".
