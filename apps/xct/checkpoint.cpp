@@ -78,7 +78,11 @@ Checkpoint<V> read_checkpoint(const std::string& path) {
     if (precision != mine)
         TESSEL_INVALID_INPUT(path, 0, "written with " + precision + " precision, this run uses " + mine);
     Checkpoint<V> c;
-    c.fingerprint = nlohmann::json::parse(f.read_string_attribute(g, "fingerprint"));
+    try {
+        c.fingerprint = nlohmann::json::parse(f.read_string_attribute(g, "fingerprint"));
+    } catch (const nlohmann::json::exception& e) {
+        TESSEL_INVALID_INPUT(path, 0, std::string("the fingerprint attribute is not JSON (") + e.what() + ")");
+    }
     c.round = f.read_attribute<std::int64_t>(g, "round");
     c.iteration = static_cast<int>(f.read_attribute<std::int64_t>(g, "iteration"));
     c.round_width = f.read_attribute<std::int64_t>(g, "round_width");

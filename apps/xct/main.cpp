@@ -17,6 +17,7 @@
 #include "apps/xct/memory_estimate.hpp"
 #include "apps/xct/parallel.hpp"
 #include "apps/xct/reconstruct.hpp"
+#include "core/app/memory_check.hpp"
 #include "core/app/run_mpi_app.hpp"
 #include "io/atomic_output.hpp"
 #include "core/error.hpp"
@@ -171,6 +172,17 @@ int run(int argc, char** argv) {
         if (given("--checkpoint-every") && o.checkpoint_every < 1)
             refuse("--checkpoint-every", "must be at least 1, not " + std::to_string(o.checkpoint_every));
         if (o.solver.iterations < 0) refuse("--iterations", "must not be negative");
+        if (phantom > 0) {
+            // The phantom's sinograms (at least N channels per angle, float32) before anything
+            // is built: --angles 2000000000 is refused here, not by std::bad_alloc later.
+            const double angles = o.input.angles > 0 ? double(o.input.angles) : 1.5 * double(phantom);
+            const double slices = num_slices > 0 ? double(num_slices) : 1.0;
+            app::require_memory("--phantom " + std::to_string(phantom),
+                                "the sinograms (" + std::to_string(static_cast<long long>(angles)) + " angles x " +
+                                    std::to_string(phantom) + " channels x " +
+                                    std::to_string(static_cast<long long>(slices)) + " slices, float32)",
+                                4.0 * angles * double(phantom) * slices);
+        }
         if (!o.output.empty()) io::check_writable(o.output, "--output");
         if (!o.metrics_path.empty()) io::check_writable(o.metrics_path, "--metrics");
         if (!o.checkpoint_path.empty()) io::check_writable(o.checkpoint_path, "--checkpoint");
