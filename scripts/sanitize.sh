@@ -27,5 +27,5 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$build"
 # Unit tests with leak detection; MPI tests without (Open MPI keeps allocations past Finalize).
 ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j "${TESSEL_TEST_JOBS:-2}" --timeout 600 \
-  -R '^tessel-test-(io|bad-inputs): ' "$@"
+  -R '^tessel-test-(io|bad-inputs):' "$@"
 ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure --timeout 600 -R '^mpi-(comm|dist)-n2$' "$@"
