@@ -4,6 +4,8 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -53,15 +55,20 @@ void write_file_atomically(const std::string& path, const std::string& text) {
     const std::string tmp = path + ".tmp." + std::to_string(getpid());
     {
         std::ofstream out(tmp, std::ios::binary);
-        if (!out) TESSEL_INVALID_INPUT(path, 0, "cannot open for writing");
+        if (!out) TESSEL_INVALID_INPUT(path, 0, std::string("cannot open for writing: ") + std::strerror(errno));
         out << text;
-        if (!out.flush()) TESSEL_INVALID_INPUT(path, 0, "write failed");
+        if (!out.flush()) {
+            const int saved = errno;
+            out.close();
+            std::filesystem::remove(tmp);
+            TESSEL_INVALID_INPUT(path, 0, std::string("write failed: ") + std::strerror(saved));
+        }
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
     if (ec) {
         std::filesystem::remove(tmp, ec);
-        TESSEL_INVALID_INPUT(path, 0, "cannot rename temporary file into place");
+        TESSEL_INVALID_INPUT(path, 0, "cannot rename temporary file into place: " + ec.message());
     }
 }
 

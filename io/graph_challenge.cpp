@@ -1,8 +1,12 @@
 // Graph Challenge TSV readers (whole file in memory, parallel std::from_chars) and writers.
 #include "io/graph_challenge.hpp"
 
+#include <cstdint>
 #include <limits>
+#include <map>
+#include <utility>
 
+#include "core/app/memory_check.hpp"
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
 #include "io/detail/line_parser.hpp"
@@ -22,12 +26,41 @@ std::string_view without_trailing_blanks(std::string_view text) {
     return text;
 }
 
+/// A file that does not end with a newline was cut inside its last record (a value such as
+/// "0.0625" cut to "0.06" still reads as a number): the Graph Challenge files, and ours, end
+/// every line with a newline.
+void require_final_newline(const std::string& path, const std::string& text, std::string_view body) {
+    if (!text.empty() && text.back() != '\n') {
+        std::int64_t lines = 1;
+        for (char c : body) lines += c == '\n';
+        TESSEL_INVALID_INPUT(path, lines, "file ends inside a record (no newline after the last line): truncated?");
+    }
+}
+
 template <typename V, typename I>
 struct Triplet {
     I row;
     I col;
     V value;
 };
+
+/// Throws InvalidInput naming the first line whose (row, column) came before. A Graph
+/// Challenge layer lists each connection once; a repeated one is a damaged file (a layer
+/// written twice reads as doubled weights), so it is refused, not summed as Matrix Market
+/// readers do. Called only when csr_from_coo merged entries, so the normal path stays free.
+template <typename V, typename I>
+[[noreturn]] void report_duplicate(const std::string& path, const Coo<V, I>& coo) {
+    std::map<std::pair<I, I>, std::size_t> first_line;  // lines are records: no blank ones inside
+    for (std::size_t e = 0; e < coo.values.size(); ++e) {
+        const auto [at, fresh] = first_line.emplace(std::pair<I, I>(coo.row[e], coo.col[e]), e + 1);
+        if (!fresh)
+            TESSEL_INVALID_INPUT(path, static_cast<std::int64_t>(e + 1),
+                                 "entry (" + std::to_string(std::int64_t(coo.row[e]) + 1) + ", " +
+                                     std::to_string(std::int64_t(coo.col[e]) + 1) + ") repeats line " +
+                                     std::to_string(at->second) + " (duplicates are refused, not summed)");
+    }
+    TESSEL_INVALID_INPUT(path, 0, "entries were merged while building the matrix");
+}
 
 /// Reads 1-based triplets "row col value" of a rows x cols matrix; names the indices in
 /// messages as `row_name` and `col_name`.
@@ -39,9 +72,12 @@ Csr<V, I> read_triplets(const std::string& path, size_type rows, size_type cols,
         TESSEL_INVALID_INPUT(path, 0, "matrix size " + std::to_string(rows) + " x " + std::to_string(cols) +
                                           " is empty or does not fit " + std::to_string(8 * sizeof(I)) +
                                           "-bit indices");
+    // Row pointers of a declared size (--num-images 1e9) before the file is even read.
+    app::require_memory(path, "the row pointers of " + std::to_string(rows) + " " + row_name + "s", 8.0 * double(rows + 1));
     const std::string text = read_whole_file(path);
     const std::string_view body = without_trailing_blanks(text);
     if (body.empty()) TESSEL_INVALID_INPUT(path, 0, "file is empty");
+    require_final_newline(path, text, body);
 
     const std::string row_range = " outside 1.." + std::to_string(rows);
     const std::string col_range = " outside 1.." + std::to_string(cols);
@@ -72,7 +108,9 @@ Csr<V, I> read_triplets(const std::string& path, size_type rows, size_type cols,
             coo.col[offsets[k] + e] = chunks[k][e].col;
             coo.values[offsets[k] + e] = chunks[k][e].value;
         }
-    return csr_from_coo(coo, path);
+    auto csr = csr_from_coo(coo, path);
+    if (csr.nnz() != static_cast<size_type>(coo.values.size())) report_duplicate(path, coo);
+    return csr;
 }
 
 template <typename V, typename I>

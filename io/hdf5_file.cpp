@@ -36,6 +36,14 @@ std::string hdf5_detail() {
     std::string detail;
     H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost_error, &detail);
     H5Eclear2(H5E_DEFAULT);
+    // The file driver's errors read "unable to open file: name = '...', errno = 2, error
+    // message = 'No such file or directory', flags = 13, o_flags = 242": keep the reason only.
+    const std::string key = "error message = '";
+    const auto at = detail.find(key);
+    if (at != std::string::npos) {
+        const auto end = detail.find('\'', at + key.size());
+        detail = detail.substr(at + key.size(), end == std::string::npos ? std::string::npos : end - at - key.size());
+    }
     return detail.empty() ? std::string() : " (" + detail + ")";
 }
 
@@ -232,6 +240,7 @@ File File::open(const std::string& path) {
 
 File File::create(const std::string& path) {
     silence_hdf5();
+    check_writable(path, "");  // "cannot write: folder out does not exist", not HDF5's internals
     auto output = std::make_unique<AtomicOutput>(path);
     // The 1.8 object format stores large attributes (long residual histories) densely.
     Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <limits>
 
+#include "core/app/memory_check.hpp"
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
 #include "io/detail/line_parser.hpp"
@@ -212,7 +213,11 @@ Coo<V, I> read_matrix_market(const std::string& path) {
 
 template <typename V, typename I>
 Csr<V, I> read_matrix_market_csr(const std::string& path) {
-    return csr_from_coo(read_matrix_market<V, I>(path), path);
+    const auto coo = read_matrix_market<V, I>(path);
+    // A 3-line file may declare 2e9 x 2e9: its row pointers alone are 16 GB.
+    app::require_memory(path, "the CSR matrix of " + std::to_string(coo.rows) + " x " + std::to_string(coo.cols),
+                        8.0 * double(coo.rows + 1) + double(coo.values.size()) * double(sizeof(V) + sizeof(I)));
+    return csr_from_coo(coo, path);
 }
 
 template <typename V, typename I>

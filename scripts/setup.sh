@@ -19,6 +19,8 @@ packages=(
   libmetis-dev
   # the Python module (import tessel) and its tests; h5py reads tessel-xct's output in them
   pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest python3-h5py
+  # libFuzzer harnesses of the readers (scripts/fuzz.sh; skipped when missing)
+  clang libclang-rt-14-dev
 )
 
 missing=()

@@ -14,3 +14,13 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 cd "$TESSEL_BUILD_DIR"
 ctest --output-on-failure -j "${TESSEL_TEST_JOBS:-2}" --timeout 600
+# Sanitizers and fuzzing (issue 14; docs/RELIABILITY.md): TESSEL_SKIP_SANITIZERS=1 or
+# TESSEL_FUZZ_SECONDS=0 leave them out of a local run.
+if [ "${TESSEL_SKIP_SANITIZERS:-0}" != 1 ]; then
+  echo "== ASan + UBSan build and tests"
+  "$root/scripts/sanitize.sh"
+fi
+if [ "${TESSEL_FUZZ_SECONDS:-30}" != 0 ]; then
+  echo "== fuzzing, ${TESSEL_FUZZ_SECONDS:-30} s per reader"
+  "$root/scripts/fuzz.sh" "${TESSEL_FUZZ_SECONDS:-30}"
+fi

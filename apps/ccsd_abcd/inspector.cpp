@@ -8,42 +8,16 @@
 
 #include "apps/ccsd_abcd/block_partition.hpp"
 #include "apps/ccsd_abcd/column_assignment.hpp"
+#include "core/app/byte_size.hpp"
 #include "core/error.hpp"
 #include "core/timer.hpp"
 
 namespace tessel::abcd {
 
-std::string format_bytes(double bytes) {
-    const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    int u = 0;
-    while (std::abs(bytes) >= 1024 && u < 4) {
-        bytes /= 1024;
-        ++u;
-    }
-    char buf[64];
-    std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-    return buf;
-}
+std::string format_bytes(double bytes) { return app::format_bytes(bytes); }
 
 size_type parse_bytes(const std::string& text, const std::string& what) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-        value = std::stod(text, &used);
-    } catch (...) {
-        TESSEL_INVALID_INPUT(what, 0, "'" + text + "' is not a size in bytes (for example 2G or 512M)");
-    }
-    std::string unit = text.substr(used);
-    for (auto& ch : unit) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    double scale = 1;
-    if (unit.empty() || unit == "b") scale = 1;
-    else if (unit == "k" || unit == "kib" || unit == "kb") scale = 1024.0;
-    else if (unit == "m" || unit == "mib" || unit == "mb") scale = 1024.0 * 1024;
-    else if (unit == "g" || unit == "gib" || unit == "gb") scale = 1024.0 * 1024 * 1024;
-    else if (unit == "t" || unit == "tib" || unit == "tb") scale = 1024.0 * 1024 * 1024 * 1024;
-    else TESSEL_INVALID_INPUT(what, 0, "'" + text + "': unknown unit '" + unit + "' (use K, M, G or T)");
-    if (!(value > 0)) TESSEL_INVALID_INPUT(what, 0, "'" + text + "' must be positive");
-    return static_cast<size_type>(value * scale);
+    return static_cast<size_type>(app::parse_bytes(text, what));
 }
 
 size_type ProcessPlan::chunk_count() const {

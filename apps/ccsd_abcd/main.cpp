@@ -21,7 +21,6 @@
 #include "apps/ccsd_abcd/executor.hpp"
 #include "apps/ccsd_abcd/inspector.hpp"
 #include "apps/ccsd_abcd/molecule_generator.hpp"
-#include "apps/ccsd_abcd/output_check.hpp"
 #include "apps/ccsd_abcd/problem_file.hpp"
 #include "apps/ccsd_abcd/result_file.hpp"
 #include "apps/ccsd_abcd/result_gather.hpp"
@@ -29,19 +28,19 @@
 #include "apps/ccsd_abcd/tile_memory.hpp"
 #include "apps/ccsd_abcd/tiling_advice.hpp"
 #include "apps/ccsd_abcd/tiling_candidates.hpp"
+#include "core/app/machine.hpp"
+#include "core/app/run_mpi_app.hpp"
 #include "core/error.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"
+#include "io/atomic_output.hpp"
 
 namespace {
 
 using namespace tessel;
 using namespace tessel::abcd;
 
-// A rank that saw another rank fail in a collective step: leave quietly (that rank prints).
-struct QuietExit {
-    int code;
-};
+using app::QuietExit;
 
 struct Args {
     std::string generator, problem_file, grid, device_memory, output, metrics, backend = "auto", precision = "double",
@@ -70,52 +69,15 @@ int size_of(MPI_Comm comm) {
 }
 
 // Runs `f` on every rank; if it throws anywhere, the lowest failing rank rethrows (main prints
-// its line) and the others leave quietly. For deterministic steps that every rank runs.
+// its line) and the others leave quietly.
 template <typename F>
 auto collective(MPI_Comm comm, F&& f) -> decltype(f()) {
-    const int rank = rank_of(comm), size = size_of(comm);
-    std::exception_ptr error;
-    using R = decltype(f());
-    if constexpr (std::is_void_v<R>) {
-        try {
-            f();
-        } catch (...) {
-            error = std::current_exception();
-        }
-        int first = error ? rank : size;
-        MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
-        if (first < size) {
-            if (rank == first) std::rethrow_exception(error);
-            throw QuietExit{1};
-        }
-    } else {
-        R value{};
-        try {
-            value = f();
-        } catch (...) {
-            error = std::current_exception();
-        }
-        int first = error ? rank : size;
-        MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
-        if (first < size) {
-            if (rank == first) std::rethrow_exception(error);
-            throw QuietExit{1};
-        }
-        return value;
-    }
-}
-
-// Cores in this process's affinity mask.
-int cores_allowed() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof(set), &set) != 0) return static_cast<int>(std::thread::hardware_concurrency());
-    return std::max(1, CPU_COUNT(&set));
+    return app::all_ranks(comm, std::forward<F>(f));
 }
 
 size_type physical_memory() {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? static_cast<size_type>(pages) * page : size_type(8) << 30;
+    const double bytes = physical_memory_bytes();
+    return bytes > 0 ? static_cast<size_type>(bytes) : size_type(8) << 30;
 }
 
 // Ranks sharing this node (for the default thread count and memory budget).
@@ -386,9 +348,8 @@ int run_typed(const Args& a, MPI_Comm comm) {
     try {
         er = execute(problem, plan, a_tiles, c_owned, eo);
     } catch (const Error& e) {
-        std::fprintf(stderr, "tessel-abcd: rank %d: %s\n", rank, e.message().c_str());
-        if (ranks > 1) MPI_Abort(comm, 1);
-        throw QuietExit{1};
+        // Other ranks may wait for this one's messages: run_mpi_app ends the job.
+        throw std::runtime_error("rank " + std::to_string(rank) + ": " + e.message());
     }
     MPI_Barrier(comm);
     double exec_seconds = t.seconds();
@@ -562,9 +523,9 @@ int run(int argc, char** argv) {
     // Outputs are checked before any work (rank 0 writes them).
     collective(comm, [&] {
         if (rank != 0) return;
-        require_writable(a.output, "--output");
-        require_writable(a.metrics, "--metrics");
-        require_writable(a.save_problem, "--save-problem");
+        if (!a.output.empty()) io::check_writable(a.output, "--output");
+        if (!a.metrics.empty()) io::check_writable(a.metrics, "--metrics");
+        if (!a.save_problem.empty()) io::check_writable(a.save_problem, "--save-problem");
     });
     // Threads: --threads, else OMP_NUM_THREADS, else the node's cores shared among its ranks
     // (no more than the cores this rank may run on: mpiexec binds ranks to cores by default).
@@ -586,23 +547,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    int code = 0;
-    try {
-        code = run(argc, argv);
-    } catch (const QuietExit& q) {
-        code = q.code;
-    } catch (const tessel::Error& e) {
-        std::fprintf(stderr, "tessel-abcd: %s\n", e.message().c_str());
-        code = 1;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "tessel-abcd: %s\n", e.what());
-        code = 1;
-    }
-    std::fflush(stdout);
-    MPI_Finalize();
-    return code;
-}
+int main(int argc, char** argv) { return tessel::app::run_mpi_app("tessel-abcd", argc, argv, run); }

@@ -1,6 +1,8 @@
 // The tile buffer cache: a best-fit multimap of freed buffers under a byte limit.
 #include "apps/ccsd_abcd/tile_memory.hpp"
 
+#include "core/app/machine.hpp"
+
 #include <unistd.h>
 
 #include <cstdlib>
@@ -19,9 +21,8 @@ struct Cache {
     std::size_t kept = 0;
     std::size_t limit = 0;
     Cache() {
-        const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-        limit = pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) / 8
-                                      : std::size_t(1) << 30;
+        const double memory = physical_memory_bytes();
+        limit = memory > 0 ? static_cast<std::size_t>(memory / 8) : std::size_t(1) << 30;
     }
     ~Cache() {
         for (auto& [size, p] : free) std::free(p);

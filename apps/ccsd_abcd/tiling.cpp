@@ -2,6 +2,7 @@
 #include "apps/ccsd_abcd/tiling.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include "core/error.hpp"
 
@@ -15,6 +16,11 @@ Tiling Tiling::from_sizes(std::vector<size_type> sizes, const std::string& what)
             TESSEL_INVALID_INPUT(what, 0, "tile " + std::to_string(i) + " has size " +
                                               std::to_string(sizes[i]) +
                                               " (sizes must be positive)");
+        // A damaged problem file may hold sizes whose sum overflows (found by fuzzing).
+        if (sizes[i] > std::numeric_limits<size_type>::max() - t.offsets_.back())
+            TESSEL_INVALID_INPUT(what, 0, "tile sizes add up beyond " +
+                                              std::to_string(std::numeric_limits<size_type>::max()) + " at tile " +
+                                              std::to_string(i));
         t.offsets_.push_back(t.offsets_.back() + sizes[i]);
     }
     t.sizes_ = std::move(sizes);

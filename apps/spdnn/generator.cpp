@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 
+#include "core/app/memory_check.hpp"
 #include "core/error.hpp"
 #include "io/graph_challenge.hpp"
 
@@ -72,6 +73,11 @@ Layer radix_net_layer(size_type neurons, size_type k, const std::vector<Index>& 
 
 Network generate_network(size_type neurons, size_type layers, Value bias, std::uint64_t seed) {
     if (layers < 1) TESSEL_INVALID_INPUT("--layers", 0, "must be positive");
+    // Sizes before allocating: neuron indices within Index, the whole network within memory.
+    app::require_index_range<Index>("--neurons", 0, "the neuron count", double(neurons));
+    const double per_layer = double(neurons) * (2.0 * kron_groups * (sizeof(Index) + sizeof(Value)) + 8.0);
+    app::require_memory("--neurons " + std::to_string(neurons), "the network of " + std::to_string(layers) + " layers",
+                        per_layer * double(layers));
     const size_type period = radix_net_period(neurons);
     Network net;
     net.neurons = neurons;

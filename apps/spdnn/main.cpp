@@ -19,6 +19,9 @@
 #include "apps/spdnn/network.hpp"
 #include "apps/spdnn/reference_inference.hpp"
 #include "apps/spdnn/report.hpp"
+#include "core/app/memory_check.hpp"
+#include "core/app/run_mpi_app.hpp"
+#include "io/atomic_output.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 #include "core/metrics.hpp"
@@ -29,11 +32,6 @@ namespace {
 
 using namespace tessel;
 using namespace tessel::spdnn;
-
-// A rank other than 0 failed or saw rank 0 fail: leave quietly (rank 0 prints).
-struct QuietExit {
-    int code;
-};
 
 struct InferArgs {
     std::string network, images, check, output, metrics, cache_dir, backend = "auto", kernel = "auto",
@@ -61,31 +59,8 @@ int rank_of(MPI_Comm comm) {
     return r;
 }
 
-// Runs `f` on rank 0 first, then (when it succeeded) on the other ranks: rank 0 builds the
-// caches that the others then load. Errors on rank 0 reach the others as QuietExit.
-template <typename F>
-auto rank0_first(MPI_Comm comm, F&& f) {
-    const int rank = rank_of(comm);
-    int ok = 1;
-    using R = decltype(f());
-    R value{};
-    std::exception_ptr error;
-    if (rank == 0) {
-        try {
-            value = f();
-        } catch (...) {
-            ok = 0;
-            error = std::current_exception();
-        }
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-    if (!ok) {
-        if (rank == 0) std::rethrow_exception(error);
-        throw QuietExit{1};
-    }
-    if (rank != 0) value = f();
-    return value;
-}
+// Rank 0 builds the caches that the others then load; its errors reach them as QuietExit.
+using app::root_first;
 
 Value bias_for(double given, size_type neurons) {
     if (!std::isnan(given)) {
@@ -114,17 +89,17 @@ int run_infer(const InferArgs& a) {
     PhaseTimes setup;
     CacheReport net_report, img_report;
     Timer t;
-    Network network = rank0_first(comm, [&] {
+    Network network = root_first(comm, [&] {
         return load_network(paths.layer_dir, a.neurons, a.layers, bias, cache, &net_report);
     });
     setup.add("read_network", t.seconds());
     t.restart();
-    Images images = rank0_first(comm, [&] {
+    Images images = root_first(comm, [&] {
         return load_images(images_path, a.neurons, a.num_images, cache, &img_report);
     });
     setup.add("read_images", t.seconds());
     std::vector<std::int64_t> truth;
-    if (!a.check.empty()) truth = rank0_first(comm, [&] { return read_categories(a.check, images.rows()); });
+    if (!a.check.empty()) truth = root_first(comm, [&] { return read_categories(a.check, images.rows()); });
     if (say) {
         std::printf("tessel-spdnn: N = %lld, L = %lld, %lld images (%lld features), bias %g, %d rank(s) x %d thread(s)\n",
                     static_cast<long long>(a.neurons), static_cast<long long>(a.layers),
@@ -287,16 +262,10 @@ int run_generate(const GenerateArgs& a) {
     return 0;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+int run(int argc, char** argv) {
+    const int rank = rank_of(MPI_COMM_WORLD);
     int code = 0;
-    bool abort_all = false;
-    try {
+    {
         CLI::App app{"tessel-spdnn: Graph Challenge sparse DNN inference (tiled ELL, fused bias + ReLU + cap, "
                      "compaction of dead image rows, MPI over images)"};
         app.require_subcommand(1);
@@ -361,28 +330,33 @@ int main(int argc, char** argv) {
                 if (rank == 0) std::fprintf(stderr, "tessel-spdnn: %s (see --help)\n", e.what());
                 code = 1;
             }
-            MPI_Finalize();
             return code;
         }
+        // Numbers with a default when absent must be valid when given; outputs writable first.
+        app::all_ranks(MPI_COMM_WORLD, [&] {
+            auto refuse = [](const char* name, const std::string& what) { TESSEL_INVALID_INPUT(name, 0, what); };
+            if (infer_cmd->parsed()) {
+                if (infer_cmd->count("--bias") && !std::isfinite(ia.bias)) refuse("--bias", "must be a finite number");
+                if (infer_cmd->count("--num-images") && ia.num_images < 1)
+                    refuse("--num-images", "must be at least 1, not " + std::to_string(ia.num_images));
+                if (infer_cmd->count("--batch-images") && ia.batch_images < 1)
+                    refuse("--batch-images", "must be at least 1, not " + std::to_string(ia.batch_images));
+                if (ia.neurons > 0 && ia.layers > 0)
+                    app::require_memory("--neurons " + std::to_string(ia.neurons),
+                                        "the row pointers of " + std::to_string(ia.layers) + " layers",
+                                        8.0 * double(ia.neurons + 1) * double(ia.layers));
+                if (!ia.output.empty() && rank == 0) io::check_writable(ia.output, "--output");
+                if (!ia.metrics.empty() && rank == 0) io::check_writable(ia.metrics, "--metrics");
+            }
+            if (gen_cmd->parsed() && gen_cmd->count("--bias") && !std::isfinite(ga.bias))
+                refuse("--bias", "must be a finite number");
+        });
         if (infer_cmd->parsed()) code = run_infer(ia);
         if (gen_cmd->parsed()) code = run_generate(ga);
-    } catch (const QuietExit& q) {
-        code = q.code;
-    } catch (const tessel::Error& e) {
-        std::fprintf(stderr, "tessel-spdnn: %s\n", e.message().c_str());
-        code = 1;
-        abort_all = true;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "tessel-spdnn: %s\n", e.what());
-        code = 1;
-        abort_all = true;
     }
-    std::fflush(stdout);
-    std::fflush(stderr);
-    int size = 1;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    // An error on some ranks only would leave the others waiting in a collective.
-    if (abort_all && size > 1) MPI_Abort(MPI_COMM_WORLD, code);
-    MPI_Finalize();
     return code;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return tessel::app::run_mpi_app("tessel-spdnn", argc, argv, run); }

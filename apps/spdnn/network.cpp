@@ -126,6 +126,15 @@ Network read_network(const std::string& layer_dir, size_type neurons, size_type 
     net.layers.resize(layers);
     // Files one after another (each parse is parallel); the first error is thrown.
     for (size_type k = 0; k < layers; ++k) net.layers[k] = read_layer(files[k], neurons);
+    // The Challenge's networks (N = 1024, 4096, 16384, 65536) are RadiX-Nets of 32 connections
+    // per neuron in every layer (so are ours): a file cut at a line boundary reads cleanly but
+    // has fewer. Other sizes are the user's own networks, of any count.
+    const bool official = neurons == 1024 || neurons == 4096 || neurons == 16384 || neurons == 65536;
+    for (size_type k = 0; official && k < layers; ++k)
+        if (net.layers[k].nnz() != 32 * neurons)
+            TESSEL_INVALID_INPUT(files[k], 0, "has " + std::to_string(net.layers[k].nnz()) + " entries, a layer of the " +
+                                                  std::to_string(neurons) + "-neuron Challenge network has " +
+                                                  std::to_string(32 * neurons) + " (32 per neuron): truncated?");
     return net;
 }
 

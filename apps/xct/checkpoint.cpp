@@ -1,6 +1,8 @@
 // HDF5 checkpoints: attributes for the counters, datasets for volumes, states and histories.
 #include "apps/xct/checkpoint.hpp"
 
+#include <cmath>
+
 #include "core/error.hpp"
 #include "io/hdf5_file.hpp"
 
@@ -76,7 +78,11 @@ Checkpoint<V> read_checkpoint(const std::string& path) {
     if (precision != mine)
         TESSEL_INVALID_INPUT(path, 0, "written with " + precision + " precision, this run uses " + mine);
     Checkpoint<V> c;
-    c.fingerprint = nlohmann::json::parse(f.read_string_attribute(g, "fingerprint"));
+    try {
+        c.fingerprint = nlohmann::json::parse(f.read_string_attribute(g, "fingerprint"));
+    } catch (const nlohmann::json::exception& e) {
+        TESSEL_INVALID_INPUT(path, 0, std::string("the fingerprint attribute is not JSON (") + e.what() + ")");
+    }
     c.round = f.read_attribute<std::int64_t>(g, "round");
     c.iteration = static_cast<int>(f.read_attribute<std::int64_t>(g, "iteration"));
     c.round_width = f.read_attribute<std::int64_t>(g, "round_width");
@@ -92,6 +98,57 @@ Checkpoint<V> read_checkpoint(const std::string& path) {
     c.active = f.read<std::uint8_t>(g + "/active");
     c.history = read_histories(f, g + "/history");
     return c;
+}
+
+namespace {
+
+void expect_size(const std::string& path, const char* name, std::size_t size, double expected, const char* per) {
+    if (double(size) != expected)
+        TESSEL_INVALID_INPUT(path, 0, std::string(name) + " has " + std::to_string(size) + " values, expected " +
+                                          std::to_string(static_cast<long long>(expected)) + " (" + per + ")");
+}
+
+template <typename T>
+void expect_finite(const std::string& path, const char* name, const std::vector<T>& values) {
+    for (std::size_t i = 0; i < values.size(); ++i)
+        if (!std::isfinite(double(values[i])))
+            TESSEL_INVALID_INPUT(path, 0, std::string(name) + " holds a non-finite value (" +
+                                              std::to_string(double(values[i])) + ") at element " + std::to_string(i));
+}
+
+}  // namespace
+
+template <typename V>
+void validate_checkpoint(const std::string& path, const Checkpoint<V>& c, size_type pixels, size_type rays,
+                         size_type slices, int iterations) {
+    const double width = double(c.round_width), round = double(c.round);
+    if (!(width >= 1) || !(round >= 0) || !(round * width < double(slices)))
+        TESSEL_INVALID_INPUT(path, 0, "round " + std::to_string(c.round) + " of " + std::to_string(c.round_width) +
+                                          " slices does not start inside the " + std::to_string(slices) +
+                                          " slices of this run");
+    if (c.iteration < 0 || c.iteration > iterations)
+        TESSEL_INVALID_INPUT(path, 0, "the round is at iteration " + std::to_string(c.iteration) +
+                                          ", outside 0.." + std::to_string(iterations) + " (--iterations)");
+    if (c.total_iterations < 0) TESSEL_INVALID_INPUT(path, 0, "total_iterations is negative");
+    const char* column = "one per column of the round";
+    expect_size(path, "gamma", c.gamma.size(), width, column);
+    expect_size(path, "bnorm", c.bnorm.size(), width, column);
+    expect_size(path, "active", c.active.size(), width, column);
+    expect_size(path, "history", c.history.size(), width, column);
+    expect_size(path, "x", c.x.size(), width * double(pixels), "pixels per column of the round");
+    expect_size(path, "r", c.r.size(), width * double(rays), "rays per column of the round");
+    if (!c.p.empty()) expect_size(path, "p", c.p.size(), width * double(pixels), "pixels per column of the round");
+    const double done = round * width;
+    expect_size(path, "done_bnorm", c.done_bnorms.size(), done, "one per slice of the rounds before");
+    expect_size(path, "done_history", c.done_histories.size(), done, "one per slice of the rounds before");
+    expect_size(path, "volume", c.volume.size(), done * double(pixels), "pixels per slice of the rounds before");
+    expect_finite(path, "x", c.x);
+    expect_finite(path, "r", c.r);
+    expect_finite(path, "p", c.p);
+    expect_finite(path, "gamma", c.gamma);
+    expect_finite(path, "bnorm", c.bnorm);
+    expect_finite(path, "done_bnorm", c.done_bnorms);
+    expect_finite(path, "volume", c.volume);
 }
 
 void check_fingerprint(const std::string& path, const nlohmann::json& stored, const nlohmann::json& current) {
@@ -111,6 +168,8 @@ void check_fingerprint(const std::string& path, const nlohmann::json& stored, co
 
 template void write_checkpoint(const std::string&, const Checkpoint<float>&, size_type, size_type);
 template void write_checkpoint(const std::string&, const Checkpoint<double>&, size_type, size_type);
+template void validate_checkpoint(const std::string&, const Checkpoint<float>&, size_type, size_type, size_type, int);
+template void validate_checkpoint(const std::string&, const Checkpoint<double>&, size_type, size_type, size_type, int);
 template Checkpoint<float> read_checkpoint(const std::string&);
 template Checkpoint<double> read_checkpoint(const std::string&);
 

@@ -42,6 +42,15 @@ void write_checkpoint(const std::string& path, const Checkpoint<ValueType>& c, s
 template <typename ValueType>
 Checkpoint<ValueType> read_checkpoint(const std::string& path);
 
+/// Checks that a checkpoint read from `path` fits the run before anything indexes it: the
+/// round starts inside the `slices`, its iteration is within `iterations`, every per-column
+/// vector holds one value per column of the round, x, r and p hold `pixels` and `rays` per
+/// column, the finished slices are those of the rounds before, and every value is finite.
+/// Throws InvalidInput "f.ckpt.h5: gamma has 3 values, expected 4 (one per column of the round)".
+template <typename ValueType>
+void validate_checkpoint(const std::string& path, const Checkpoint<ValueType>& c, size_type pixels, size_type rays,
+                         size_type slices, int iterations);
+
 /// Throws InvalidInput "f.ckpt.h5: written for another reconstruction (slices: 4 there, 8 here)"
 /// when the fingerprints differ.
 void check_fingerprint(const std::string& path, const nlohmann::json& stored, const nlohmann::json& current);

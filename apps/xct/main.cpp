@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -17,6 +18,9 @@
 #include "apps/xct/memory_estimate.hpp"
 #include "apps/xct/parallel.hpp"
 #include "apps/xct/reconstruct.hpp"
+#include "core/app/memory_check.hpp"
+#include "core/app/run_mpi_app.hpp"
+#include "io/atomic_output.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm.hpp"
 #include "core/types.hpp"
@@ -32,29 +36,7 @@ std::string joined(int argc, char** argv) {
     return line;
 }
 
-// Prints one line and ends the run. With several ranks, a failure seen by one rank only would
-// leave the others waiting in a collective, so the job is aborted; rank 0 speaks first.
-int fail(const std::string& message, int code = 1) {
-    int rank = 0, size = 1, initialized = 0;
-    MPI_Initialized(&initialized);
-    if (initialized) {
-        MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-        MPI_Comm_size(MPI_COMM_WORLD, &size);
-    }
-    if (rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    std::fprintf(stderr, "tessel-xct: %s\n", message.c_str());
-    std::fflush(stderr);
-    if (size > 1 && !peers_informed()) MPI_Abort(MPI_COMM_WORLD, code);
-    if (initialized) MPI_Finalize();
-    return code;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+int run(int argc, char** argv) {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 
@@ -167,19 +149,52 @@ int main(int argc, char** argv) {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
         if (rank == 0) std::cout << app.help();
-        MPI_Finalize();
         return 0;
     } catch (const CLI::CallForAllHelp& e) {
         if (rank == 0) std::cout << app.help("", CLI::AppFormatMode::All);
-        MPI_Finalize();
         return 0;
     } catch (const CLI::ParseError& e) {
+        // Every rank parsed the same line: rank 0 says it, all leave.
         std::string what = e.what();
         if (what.empty()) what = e.get_name();
-        return fail(what + " (see --help)");
+        if (rank == 0) std::fprintf(stderr, "tessel-xct: %s (see --help)\n", what.c_str());
+        return 1;
     }
 
-    try {
+    // Numbers with a default when absent must be valid when given (no silent fallback), and
+    // outputs writable before the work; every rank checks, rank 0 speaks.
+    app::all_ranks(MPI_COMM_WORLD, [&] {
+        auto given = [&](const char* name) { return app.count(name) > 0; };
+        auto refuse = [](const char* name, const std::string& what) { TESSEL_INVALID_INPUT(name, 0, what); };
+        if (given("--phantom") && phantom < 1) refuse("--phantom", "must be at least 1, not " + std::to_string(phantom));
+        if (given("--num-slices") && num_slices < 1)
+            refuse("--num-slices", "must be at least 1, not " + std::to_string(num_slices));
+        if (given("--angles") && o.input.angles < 1)
+            refuse("--angles", "must be at least 1, not " + std::to_string(o.input.angles));
+        if (given("--noise") && !(o.input.noise > 0 && std::isfinite(o.input.noise)))
+            refuse("--noise", "must be a positive photon count, not " + std::to_string(o.input.noise));
+        if (given("--size") && o.input.size < 1) refuse("--size", "must be at least 1, not " + std::to_string(o.input.size));
+        if (given("--checkpoint-every") && o.checkpoint_every < 1)
+            refuse("--checkpoint-every", "must be at least 1, not " + std::to_string(o.checkpoint_every));
+        if (o.solver.iterations < 0) refuse("--iterations", "must not be negative");
+        if (phantom > 0) {
+            // The phantom's sinograms (at least N channels per angle, float32) before anything
+            // is built: --angles 2000000000 is refused here, not by std::bad_alloc later.
+            const double angles = o.input.angles > 0 ? double(o.input.angles) : 1.5 * double(phantom);
+            const double slices = num_slices > 0 ? double(num_slices) : 1.0;
+            app::require_memory("--phantom " + std::to_string(phantom),
+                                "the sinograms (" + std::to_string(static_cast<long long>(angles)) + " angles x " +
+                                    std::to_string(phantom) + " channels x " +
+                                    std::to_string(static_cast<long long>(slices)) + " slices, float32)",
+                                4.0 * angles * double(phantom) * slices);
+        }
+        if (!o.output.empty()) io::check_writable(o.output, "--output");
+        if (!o.metrics_path.empty()) io::check_writable(o.metrics_path, "--metrics");
+        if (!o.checkpoint_path.empty()) io::check_writable(o.checkpoint_path, "--checkpoint");
+        if (!o.save_exchange.empty()) io::check_writable(o.save_exchange, "--save-exchange");
+        if (!o.save_sinogram.empty()) io::check_writable(o.save_sinogram + ".sino", "--save-sinogram");
+    });
+    {
         o.command_line = joined(argc, argv);
         if (threads > 0) omp_set_num_threads(threads);
         if (!input.empty()) {
@@ -217,17 +232,12 @@ int main(int argc, char** argv) {
         const auto result = reconstruct(o, MPI_COMM_WORLD, std::cout);
         if (result.stopped) {
             std::cout.flush();
-            MPI_Finalize();
             return 3;
         }
-    } catch (const PeerFailure&) {
-        MPI_Finalize();
-        return 1;
-    } catch (const tessel::Error& e) {
-        return fail(e.message());
-    } catch (const std::exception& e) {
-        return fail(e.what());
     }
-    MPI_Finalize();
     return 0;
 }
+
+}  // namespace
+
+int main(int argc, char** argv) { return tessel::app::run_mpi_app("tessel-xct", argc, argv, run); }

@@ -1,6 +1,9 @@
 // Memory estimate of a reconstruction and the search for what fits.
 #include "apps/xct/memory_estimate.hpp"
 
+#include "core/app/byte_size.hpp"
+#include "core/app/machine.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -75,46 +78,10 @@ int min_data_ranks(MemoryPlan plan, double limit, int max_ranks) {
     return 0;
 }
 
-double available_memory() {
-    std::ifstream in("/proc/meminfo");
-    std::string key;
-    double kib = 0;
-    std::string unit;
-    while (in >> key >> kib >> unit)
-        if (key == "MemAvailable:") return kib * 1024.0;
-    return 0;
-}
+double available_memory() { return available_memory_bytes(); }
 
-std::string format_bytes(double bytes) {
-    char text[64];
-    if (bytes >= 1024.0 * 1024 * 1024)
-        std::snprintf(text, sizeof(text), "%.2f GiB", bytes / (1024.0 * 1024 * 1024));
-    else if (bytes >= 1024.0 * 1024)
-        std::snprintf(text, sizeof(text), "%.1f MiB", bytes / (1024.0 * 1024));
-    else
-        std::snprintf(text, sizeof(text), "%.0f KiB", bytes / 1024.0);
-    return text;
-}
+std::string format_bytes(double bytes) { return app::format_bytes(bytes); }
 
-double parse_bytes(const std::string& text) {
-    std::size_t used = 0;
-    double value = 0;
-    try {
-        value = std::stod(text, &used);
-    } catch (...) {
-        used = 0;
-    }
-    std::string unit = text.substr(used);
-    for (auto& c : unit) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    double scale = -1;
-    if (unit.empty() || unit == "B") scale = 1;
-    else if (unit == "K" || unit == "KB" || unit == "KIB") scale = 1024.0;
-    else if (unit == "M" || unit == "MB" || unit == "MIB") scale = 1024.0 * 1024;
-    else if (unit == "G" || unit == "GB" || unit == "GIB") scale = 1024.0 * 1024 * 1024;
-    else if (unit == "T" || unit == "TB" || unit == "TIB") scale = 1024.0 * 1024 * 1024 * 1024;
-    if (used == 0 || scale < 0 || !(value > 0))
-        TESSEL_INVALID_INPUT("memory-limit", 0, "cannot read '" + text + "' as a size (for example 8G, 512M)");
-    return value * scale;
-}
+double parse_bytes(const std::string& text) { return app::parse_bytes(text, "memory-limit"); }
 
 }  // namespace tessel::xct

@@ -9,18 +9,13 @@
 #include <type_traits>
 
 #include "apps/xct/solver.hpp"
+#include "core/app/run_mpi_app.hpp"
 #include "core/comm/mpi_types.hpp"
 #include "core/comm/topology.hpp"
 #include "core/error.hpp"
 #include "partition/process_grid.hpp"
 
 namespace tessel::xct {
-
-/// Thrown on the ranks that saw rank 0 fail (rank 0 has the message; they leave quietly).
-class PeerFailure : public Error {
-public:
-    using Error::Error;
-};
 
 /// Data ranks split A (pixels and rays); batch ranks split the slices, each batch group
 /// holding a whole operator. Data groups are placed inside topology groups (partition).
@@ -45,32 +40,9 @@ struct ParallelLayout {
 /// rank count.
 ParallelLayout make_parallel_layout(MPI_Comm world, int p_data, const std::string& topology_spec);
 
-/// Set when rank 0's error has been broadcast by on_root: every rank knows and leaves by
-/// itself, so main need not abort the job.
-inline bool& peers_informed() {
-    static bool informed = false;
-    return informed;
-}
-
 /// Runs f() on rank 0 of `comm` and broadcasts whether it threw: rank 0 rethrows its error,
-/// the others throw PeerFailure. Collective.
-template <typename F>
-void on_root(MPI_Comm comm, F&& f) {
-    int ok = 1;
-    std::exception_ptr error;
-    if (comm::rank_of(comm) == 0) {
-        try {
-            f();
-        } catch (...) {
-            ok = 0;
-            error = std::current_exception();
-        }
-    }
-    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
-    if (!ok) peers_informed() = true;
-    if (error) std::rethrow_exception(error);
-    if (!ok) TESSEL_THROW(PeerFailure, "rank 0 failed");
-}
+/// the others throw app::QuietExit (they leave quietly; rank 0 prints). Collective.
+using app::on_root;
 
 /// Broadcasts a string from rank 0.
 void broadcast(MPI_Comm comm, std::string& text);

@@ -90,7 +90,7 @@ struct ReconstructResult {
 
 /// Runs the reconstruction on every rank of `world` (collective). Progress and summaries go
 /// to `log` on rank 0 unless options.quiet. Throws InvalidInput, OutOfMemoryBudget (with what
-/// would fit), Hdf5Error, MpiError, PeerFailure (ranks other than 0 when rank 0 failed).
+/// would fit), Hdf5Error, MpiError, app::QuietExit (ranks other than 0 when rank 0 failed).
 ReconstructResult reconstruct(const ReconstructOptions& options, MPI_Comm world, std::ostream& log);
 
 }  // namespace tessel::xct

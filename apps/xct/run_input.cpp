@@ -73,6 +73,7 @@ void open_checkpoint(RunContext<V>& c) {
                      {"slices", info.slices},
                      {"center", info.center},
                      {"solver", method_name(o)},
+                     {"iterations", o.solver.iterations},
                      {"nonneg", o.solver.nonneg},
                      {"precision", sizeof(V) == 8 ? "double" : "single"},
                      {"noise", o.input.noise},
@@ -88,6 +89,8 @@ void open_checkpoint(RunContext<V>& c) {
     on_root(c.world, [&] {
         c.resumed = std::make_unique<Checkpoint<V>>(read_checkpoint<V>(c.checkpoint_path));
         check_fingerprint(c.checkpoint_path, c.resumed->fingerprint, c.fingerprint);
+        validate_checkpoint(c.checkpoint_path, *c.resumed, c.g().num_pixels(), c.g().num_rays(), info.slices,
+                            o.solver.iterations);
         c.resume_header[0] = c.resumed->round;
         c.resume_header[1] = c.resumed->iteration;
         c.resume_header[2] = c.resumed->round_width;

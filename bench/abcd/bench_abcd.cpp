@@ -17,13 +17,14 @@
 #include "apps/ccsd_abcd/executor.hpp"
 #include "apps/ccsd_abcd/inspector.hpp"
 #include "apps/ccsd_abcd/molecule_generator.hpp"
-#include "apps/ccsd_abcd/output_check.hpp"
 #include "apps/ccsd_abcd/problem_file.hpp"
 #include "apps/ccsd_abcd/result_gather.hpp"
 #include "apps/ccsd_abcd/synthetic_generator.hpp"
 #include "apps/ccsd_abcd/tile_memory.hpp"
+#include "core/app/run_mpi_app.hpp"
 #include "core/error.hpp"
 #include "core/kernels/gemm_kernels.hpp"
+#include "io/atomic_output.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"
 
@@ -200,7 +201,7 @@ int run(int argc, char** argv) {
         if (rank == 0) app.exit(e);
         return e.get_exit_code();
     }
-    require_writable(a.json, "--json");  // at start, not after the runs
+    if (!a.json.empty()) io::check_writable(a.json, "--json");  // at start, not after the runs
     Problem p;
     MoleculeSummary mol;
     if (!a.problem_file.empty()) {
@@ -300,19 +301,4 @@ int run(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
-    int code = 0;
-    try {
-        code = run(argc, argv);
-    } catch (const tessel::Error& e) {
-        std::fprintf(stderr, "tessel-bench-abcd: %s\n", e.message().c_str());
-        code = 1;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "tessel-bench-abcd: %s\n", e.what());
-        code = 1;
-    }
-    MPI_Finalize();
-    return code;
-}
+int main(int argc, char** argv) { return tessel::app::run_mpi_app("tessel-bench-abcd", argc, argv, run); }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench/common/cpu_load.hpp"
+#include "core/app/machine.hpp"
 #include "bench/common/stream.hpp"
 #include "bench/common/table.hpp"
 #include "bench/spmm/check.hpp"
@@ -152,30 +153,9 @@ std::string pct(double fraction) {
 
 std::string mb(double bytes) { return format_number(bytes / 1e6, 3) + " MB"; }
 
-/// Last-level cache of cpu0 from sysfs in bytes (0 when unknown); sysconf's value is wrong
-/// under some hypervisors.
-double l3_bytes() {
-    std::ifstream in("/sys/devices/system/cpu/cpu0/cache/index3/size");
-    double value = 0;
-    std::string unit;
-    if (!(in >> value)) return 0;
-    in >> unit;  // "32768K" reads as 32768 then "K"
-    if (unit == "K") value *= 1024;
-    if (unit == "M") value *= 1024 * 1024;
-    return value;
-}
-
-/// MemTotal from /proc/meminfo in bytes (0 when unknown).
-double memory_bytes() {
-    std::ifstream in("/proc/meminfo");
-    std::string key;
-    double kb = 0;
-    while (in >> key >> kb) {
-        if (key == "MemTotal:") return kb * 1024.0;
-        in.ignore(256, '\n');
-    }
-    return 0;
-}
+/// Last-level cache (sysfs) and memory in bytes, 0 when unknown (core/app/machine.hpp).
+double l3_bytes() { return double(tessel::llc_bytes()); }
+double memory_bytes() { return tessel::physical_memory_bytes(); }
 
 class Benchmark {
 public:

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/app/machine.hpp"
 #include "core/types.hpp"
 
 namespace tessel::cpu::detail {
@@ -19,12 +20,11 @@ constexpr std::size_t cache_line = 64;
 
 /// Bytes of the last-level cache (32 MiB when the system does not say).
 inline std::size_t last_level_cache_bytes() {
+    // The machine's own figure from sysfs (core/app/machine.hpp), as the benches use; 32 MiB
+    // when it cannot be read.
     static const std::size_t bytes = [] {
-        long l3 = -1;
-#ifdef _SC_LEVEL3_CACHE_SIZE
-        l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-#endif
-        return l3 > 0 ? static_cast<std::size_t>(l3) : std::size_t(32) << 20;
+        const std::size_t llc = tessel::llc_bytes();
+        return llc > 0 ? llc : std::size_t(32) << 20;
     }();
     return bytes;
 }

@@ -68,7 +68,7 @@ TEST_CASE("Data Exchange in both axes orders and both types gives the sinograms"
                         REQUIRE(sino[(s * spec.num_theta + t) * spec.cols + x] ==
                                 Approx(line_integral(1 + s, t, x)).margin(tolerance));
                     }
-            CHECK(times.get("read") >= 0.0);
+            CHECK(times.get("read") > 0.0);  // timed (a phase never timed reads 0)
         }
 }
 

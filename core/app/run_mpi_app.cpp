@@ -1,0 +1,103 @@
+// The MPI main wrapper: one line per failure, clean exit codes.
+#include "core/app/run_mpi_app.hpp"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <new>
+#include <thread>
+
+#include "core/error.hpp"
+
+namespace tessel::app {
+
+namespace {
+
+std::string& name_storage() {
+    static std::string name = "tessel";
+    return name;
+}
+
+/// Prints the line and ends this process with `code` (see run_mpi_app for why so).
+int report_and_end(const std::string& message, int code) {
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const bool shared = size == 1 || failure_shared();
+    // When every rank failed alike, rank 0's line is the one shown: the others wait a little,
+    // and mpiexec has ended them by then.
+    if (!shared && rank != 0) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::fprintf(stderr, "%s: %s\n", program_name().c_str(), message.c_str());
+    std::fflush(stderr);
+    std::fflush(stdout);
+    if (shared) {
+        MPI_Finalize();
+        return code;
+    }
+    // Ranks may wait for this one in a collective. Open MPI's MPI_Abort adds a help text (and,
+    // in Debian's 4.1, an ORTE_ERROR_LOG line); its mpiexec ends a job whose process exits
+    // non-zero without finalizing just as surely, so exit; other launchers get MPI_Abort.
+    if (std::getenv("OMPI_COMM_WORLD_SIZE")) std::_Exit(code);
+    MPI_Abort(MPI_COMM_WORLD, code);
+    return code;
+}
+
+}  // namespace
+
+const std::string& program_name() { return name_storage(); }
+
+bool& failure_shared() {
+    static bool shared = false;
+    return shared;
+}
+
+namespace detail {
+
+int rank_of(MPI_Comm comm) {
+    int rank = 0;
+    MPI_Comm_rank(comm, &rank);
+    return rank;
+}
+
+int first_failed(MPI_Comm comm, bool failed) {
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    int first = failed ? rank_of(comm) : size;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
+    return first < size ? first : -1;
+}
+
+bool root_succeeded(MPI_Comm comm, bool ok) {
+    int value = ok ? 1 : 0;
+    MPI_Bcast(&value, 1, MPI_INT, 0, comm);
+    return value == 1;
+}
+
+}  // namespace detail
+
+int run_mpi_app(const char* program, int argc, char** argv, const std::function<int(int, char**)>& body) {
+    name_storage() = program;
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    int code = 0;
+    try {
+        code = body(argc, argv);
+    } catch (const QuietExit& quiet) {
+        code = quiet.code;
+    } catch (const Error& e) {
+        return report_and_end(e.message(), 1);
+    } catch (const std::bad_alloc&) {
+        return report_and_end("out of memory (a size beyond what this node holds)", 1);
+    } catch (const std::exception& e) {
+        return report_and_end(e.what(), 1);
+    }
+    std::fflush(stdout);
+    std::fflush(stderr);
+    MPI_Finalize();
+    return code;
+}
+
+}  // namespace tessel::app
