@@ -6,22 +6,14 @@
 #include <filesystem>
 
 #include "core/error.hpp"
+#include "io/atomic_output.hpp"
 
 namespace tessel::xct {
 
 namespace fs = std::filesystem;
 
 void check_output_file(const std::string& option, const std::string& path) {
-    if (path.empty()) return;
-    std::error_code ec;
-    if (fs::is_directory(path, ec)) TESSEL_INVALID_INPUT(option, 0, "cannot write " + path + ": it is a folder");
-    const fs::path parent = fs::path(path).parent_path().empty() ? fs::path(".") : fs::path(path).parent_path();
-    if (!fs::is_directory(parent, ec))
-        TESSEL_INVALID_INPUT(option, 0, "cannot write " + path + ": folder " + parent.string() + " does not exist");
-    if (::access(parent.c_str(), W_OK | X_OK) != 0)
-        TESSEL_INVALID_INPUT(option, 0, "cannot write " + path + ": folder " + parent.string() + " is not writable");
-    if (fs::exists(path, ec) && ::access(path.c_str(), W_OK) != 0)
-        TESSEL_INVALID_INPUT(option, 0, "cannot write " + path + ": the file is read-only");
+    if (!path.empty()) io::check_writable(path, "--" + option);  // one check for every app
 }
 
 void check_output_folder(const std::string& option, const std::string& dir) {

@@ -166,7 +166,9 @@ std::uint64_t slot_order_block(const TiledEll<V, I>& a, size_type blk, const Inp
 }
 
 /// R >= 2: G rows x R columns in registers per warp group; the epilogue fused into the store.
-template <bool Track, int R, typename V, typename I>
+/// Direct: the rows of B are read in place through the stage's map (no staging copy; needs a
+/// full tile, in.width == R).
+template <bool Track, int R, bool Direct = false, typename V, typename I>
 std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const InputColumns<V>& in,
                              const OutputColumns<V>& out, const Epilogue<V>& ep, BlockScratch<V>& scratch) {
     using T = RegisterTile<V, R>;
@@ -190,7 +192,9 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
 
     for (size_type s = s_begin; s < s_end; ++s) {
         const bool first = s == s_begin, last = s + 1 == s_end;
-        const V* src = stage_rows<R>(a, s, in, scratch);
+        const V* src = Direct ? nullptr : stage_rows<R>(a, s, in, scratch);
+        const I* smap = a.map.data() + a.mapdispl[s];
+        const V* direct = in.base + in.k0;
         const size_type* wd = a.warpdispl.data() + s * warps;
         for (size_type wi = 0; wi * L < rows; ++wi) {
             const size_type m0 = wd[wi], m1 = wd[wi + 1];
@@ -207,7 +211,7 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
                     const std::uint16_t* ix = index + m * L + lane0;
 #pragma GCC unroll 8
                     for (int g = 0; g < G; ++g) {
-                        const V* x = src + size_type(ix[g]) * R;
+                        const V* x = Direct ? direct + size_type(smap[ix[g]]) * in.ld : src + size_type(ix[g]) * R;
                         const V w = v[g];
 #pragma GCC unroll 8
                         for (int c = 0; c < C; ++c) acc[g][c] += w * load_vec<vec>(x + c * VW);
@@ -255,12 +259,22 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
     return bits;
 }
 
-/// One row block for R columns: the visible choice between the two designs.
+/// Average uses of a staged entry (TiledEll::average_reuse) from which the cpu kernel copies
+/// each stage's rows of B into a packed buffer; below it the rows are read in place through
+/// the stage's map (copying rows used once or twice costs more than it saves: measured on the
+/// 5-point stencil, reuse 1.7, and the banded matrix).
+inline constexpr double staging_reuse = 4.0;
+
+/// One row block for R columns: the visible choice between the two designs, and (when
+/// `stage` is false and the tile is full) between staged and in-place rows of B.
 template <bool Track, int R, typename V, typename I>
 std::uint64_t block_kernel(const TiledEll<V, I>& a, size_type blk, const InputColumns<V>& in,
-                           const OutputColumns<V>& out, const Epilogue<V>& ep, BlockScratch<V>& scratch) {
+                           const OutputColumns<V>& out, const Epilogue<V>& ep, BlockScratch<V>& scratch,
+                           bool stage = true) {
     if constexpr (R == 1)
         return slot_order_block<Track>(a, blk, in, out, ep, scratch);
+    else if (!stage && in.width == R)
+        return register_block<Track, R, true>(a, blk, in, out, ep, scratch);
     else
         return register_block<Track, R>(a, blk, in, out, ep, scratch);
 }

@@ -74,12 +74,12 @@ def test_same_answer_as_cli(tmp_path, tessel_xct, algorithm, center):
 
 
 def test_gil_released():
-    _, tomo, theta = sinograms(n=96, angles=128, slices=4)
+    _, tomo, theta = sinograms(n=128, angles=192, slices=8)
     done = threading.Event()
     started = time.perf_counter()
 
     def work():
-        tessel.xct.reconstruct(tomo, theta, num_iter=60)
+        tessel.xct.reconstruct(tomo, theta, num_iter=150)
         done.set()
 
     worker = threading.Thread(target=work)

@@ -208,9 +208,9 @@ TEST_CASE("output paths are checked before the work", "[xct][outputs]") {
     tessel::test::TempDir dir;
     CHECK_NOTHROW(check_output_file("output", dir.file("v.h5")));
     CHECK(invalid([&] { check_output_file("output", dir.file("no/v.h5")); }) ==
-          "output: cannot write " + dir.file("no/v.h5") + ": folder " + dir.file("no") + " does not exist");
+          "--output " + dir.file("no/v.h5") + ": cannot write: folder " + dir.file("no") + " does not exist");
     CHECK(invalid([&] { check_output_file("output", dir.file("")); }) ==
-          "output: cannot write " + dir.file("") + ": it is a folder");
+          "--output " + dir.file("") + ": cannot write: it is a folder");
     CHECK_NOTHROW(check_output_folder("tiff", dir.file("a/b")));
     dir.write("plain", "x");
     CHECK(invalid([&] { check_output_folder("png", dir.file("plain")); }) ==
