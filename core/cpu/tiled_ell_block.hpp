@@ -1,11 +1,13 @@
 // The cpu tiled-ELL block kernels that every tiled driver shares: one row block of A times R
 // columns of B, with the epilogue fused into the store. Internal to core/cpu.
 //
-// Two designs, chosen by R (a visible branch in block_kernel):
-//  - R = 1, slot order (from xct): the 32 lanes of an ELL slot are one SIMD operation (a
-//    gather from the staged buffer), four slots per visit of the block's accumulators.
-//  - R >= 2, register tiles (from spdnn): G rows x R columns live in vector registers while the
-//    rows' slots stream past; partial sums of multi-stage blocks wait in a per-thread buffer.
+// Two designs (a visible branch in block_kernel):
+//  - slot order (from xct), for R = 1 and for long ELL rows: the block's accumulators stay in
+//    L1 while the slots stream past, four per visit; SIMD over the 32 lanes of a slot for R = 1,
+//    over the R columns otherwise.
+//  - register tiles (from spdnn), for R >= 2 and short rows: G rows x R columns live in vector
+//    registers while the rows' slots stream past; partial sums of multi-stage blocks wait in a
+//    per-thread buffer.
 // Both add a row's products one at a time in storage order (ascending column within a row, as
 // reference::spmm on sorted CSR), so a column's result does not depend on R or on the
 // columns beside it.
@@ -121,47 +123,83 @@ inline std::uint64_t write_row(const V* sums, const OutputColumns<V>& out, size_
     return bits;
 }
 
-/// R = 1: SIMD over the 32 lanes of each slot, four slots per visit of the accumulators.
-template <bool Track, typename V, typename I>
+/// Four consecutive slots of one warp added to its lanes' accumulators `o` (R per lane):
+/// R = 1 SIMD over the 32 lanes (a gather from the buffer), R > 1 SIMD over the R columns.
+/// Products are added one at a time, in slot order.
+template <int R, typename V>
+inline void four_slots(const V* val, const std::uint16_t* idx, const V* buf, V* o) {
+    constexpr size_type L = 32;
+    if constexpr (R == 1) {
+#pragma omp simd
+        for (size_type lane = 0; lane < L; ++lane) {
+            V sum = o[lane];
+            sum += val[lane] * buf[idx[lane]];
+            sum += val[L + lane] * buf[idx[L + lane]];
+            sum += val[2 * L + lane] * buf[idx[2 * L + lane]];
+            sum += val[3 * L + lane] * buf[idx[3 * L + lane]];
+            o[lane] = sum;
+        }
+    } else {
+        for (size_type lane = 0; lane < L; ++lane) {
+            const V v0 = val[lane], v1 = val[L + lane], v2 = val[2 * L + lane], v3 = val[3 * L + lane];
+            const V* x0 = buf + size_type(idx[lane]) * R;
+            const V* x1 = buf + size_type(idx[L + lane]) * R;
+            const V* x2 = buf + size_type(idx[2 * L + lane]) * R;
+            const V* x3 = buf + size_type(idx[3 * L + lane]) * R;
+            V* ol = o + lane * R;
+#pragma omp simd
+            for (int k = 0; k < R; ++k) {
+                V sum = ol[k];
+                sum += v0 * x0[k];
+                sum += v1 * x1[k];
+                sum += v2 * x2[k];
+                sum += v3 * x3[k];
+                ol[k] = sum;
+            }
+        }
+    }
+}
+
+/// One slot of one warp (the remainder after groups of four).
+template <int R, typename V>
+inline void one_slot(const V* val, const std::uint16_t* idx, const V* buf, V* o) {
+    constexpr size_type L = 32;
+    for (size_type lane = 0; lane < L; ++lane) {
+        const V v = val[lane];
+        const V* x = buf + size_type(idx[lane]) * R;
+        V* ol = o + lane * R;
+#pragma omp simd
+        for (int k = 0; k < R; ++k) ol[k] += v * x[k];
+    }
+}
+
+/// Slot order (from xct): the block's accumulators (rows x R) stay in L1 while the ELL slots
+/// stream past in storage order, four per visit, each slot's 32 lanes read once. Suits long
+/// rows, whose slots would otherwise be read once per register group of rows.
+template <bool Track, int R, typename V, typename I>
 std::uint64_t slot_order_block(const TiledEll<V, I>& a, size_type blk, const InputColumns<V>& in,
                                const OutputColumns<V>& out, const Epilogue<V>& ep, BlockScratch<V>& scratch) {
     constexpr size_type L = TiledEll<V, I>::warp_size;
     const size_type warps = a.warps_per_block();
     const size_type first_row = blk * a.config.block_rows;
     const size_type rows = std::min(a.config.block_rows, a.rows - first_row);
-    if (scratch.part.size() < std::size_t(a.config.block_rows)) scratch.part.resize(std::size_t(a.config.block_rows));
+    const std::size_t acc_size = std::size_t(a.config.block_rows) * R;
+    if (scratch.part.size() < acc_size) scratch.part.resize(acc_size);
     V* acc = scratch.part.data();
-    std::fill(acc, acc + a.config.block_rows, V{0});
+    std::fill(acc, acc + acc_size, V{0});
     for (size_type s = a.buffdispl[blk]; s < a.buffdispl[blk + 1]; ++s) {
-        const V* buf = stage_rows<1>(a, s, in, scratch);
+        const V* buf = stage_rows<R>(a, s, in, scratch);
         const size_type* wd = a.warpdispl.data() + s * warps;
         for (size_type w = 0; w * L < rows; ++w) {
-            V* o = acc + w * L;
+            V* o = acc + w * L * R;
             size_type m = wd[w];
             const size_type end = wd[w + 1];
-            for (; m + 4 <= end; m += 4) {
-                const V* val = a.values.data() + m * L;
-                const std::uint16_t* idx = a.index.data() + m * L;
-#pragma omp simd
-                for (size_type lane = 0; lane < L; ++lane) {
-                    V sum = o[lane];
-                    sum += val[lane] * buf[idx[lane]];
-                    sum += val[L + lane] * buf[idx[L + lane]];
-                    sum += val[2 * L + lane] * buf[idx[2 * L + lane]];
-                    sum += val[3 * L + lane] * buf[idx[3 * L + lane]];
-                    o[lane] = sum;
-                }
-            }
-            for (; m < end; ++m) {
-                const V* val = a.values.data() + m * L;
-                const std::uint16_t* idx = a.index.data() + m * L;
-#pragma omp simd
-                for (size_type lane = 0; lane < L; ++lane) o[lane] += val[lane] * buf[idx[lane]];
-            }
+            for (; m + 4 <= end; m += 4) four_slots<R>(a.values.data() + m * L, a.index.data() + m * L, buf, o);
+            for (; m < end; ++m) one_slot<R>(a.values.data() + m * L, a.index.data() + m * L, buf, o);
         }
     }
     std::uint64_t bits = 0;
-    for (size_type r = 0; r < rows; ++r) bits |= write_row<Track, 1>(acc + r, out, first_row + r, ep);
+    for (size_type r = 0; r < rows; ++r) bits |= write_row<Track, R>(acc + r * R, out, first_row + r, ep);
     return bits;
 }
 
@@ -259,24 +297,39 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
     return bits;
 }
 
+/// Average slots per (stage, warp) from which the slot-order design runs for R > 1: a warp's
+/// slots then exceed what stays in L1 while the register design reads them once per group of
+/// rows (measured on xct's projection matrices, a few hundred slots per warp: slot order 15 %
+/// faster at K = 16; spdnn's layers, 32 slots per warp, run best in registers).
+inline constexpr double slot_order_width = 64.0;
+
+/// True when the slot-order design runs for R > 1 (long ELL rows, see slot_order_width).
+template <typename V, typename I>
+bool prefers_slot_order(const TiledEll<V, I>& a) {
+    const double warp_stages = double(a.num_stages()) * double(a.warps_per_block());
+    return warp_stages > 0 && double(a.stored()) / (32.0 * warp_stages) >= slot_order_width;
+}
+
 /// Average uses of a staged entry (TiledEll::average_reuse) from which the cpu kernel copies
 /// each stage's rows of B into a packed buffer; below it the rows are read in place through
 /// the stage's map (copying rows used once or twice costs more than it saves: measured on the
 /// 5-point stencil, reuse 1.7, and the banded matrix).
 inline constexpr double staging_reuse = 4.0;
 
-/// One row block for R columns: the visible choice between the two designs, and (when
-/// `stage` is false and the tile is full) between staged and in-place rows of B.
+/// One row block for R columns: the visible choice between the two designs (slot order for
+/// R = 1 or when `slot_order`), and (when `stage` is false and the tile is full) between staged
+/// and in-place rows of B.
 template <bool Track, int R, typename V, typename I>
 std::uint64_t block_kernel(const TiledEll<V, I>& a, size_type blk, const InputColumns<V>& in,
                            const OutputColumns<V>& out, const Epilogue<V>& ep, BlockScratch<V>& scratch,
-                           bool stage = true) {
-    if constexpr (R == 1)
-        return slot_order_block<Track>(a, blk, in, out, ep, scratch);
-    else if (!stage && in.width == R)
-        return register_block<Track, R, true>(a, blk, in, out, ep, scratch);
-    else
+                           bool stage = true, bool slot_order = false) {
+    if constexpr (R == 1) {
+        return slot_order_block<Track, 1>(a, blk, in, out, ep, scratch);
+    } else {
+        if (slot_order) return slot_order_block<Track, R>(a, blk, in, out, ep, scratch);
+        if (!stage && in.width == R) return register_block<Track, R, true>(a, blk, in, out, ep, scratch);
         return register_block<Track, R>(a, blk, in, out, ep, scratch);
+    }
 }
 
 /// Calls f.template operator()<R>() for a compiled register factor (cpu::register_factors);

@@ -22,6 +22,7 @@ template <int R, typename V, typename I>
 void run_row_major(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep) {
     const size_type k = b.cols, tiles = (k + R - 1) / R;
     const bool stage = a.average_reuse() >= detail::staging_reuse;
+    const bool slot_order = detail::prefers_slot_order(a);
 #pragma omp parallel
     {
         detail::BlockScratch<V> scratch;
@@ -30,7 +31,7 @@ void run_row_major(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c
             for (size_type t = 0; t < tiles; ++t) {
                 const size_type k0 = t * R, width = std::min<size_type>(R, k - k0);
                 detail::block_kernel<false, R>(a, blk, {b.data, b.ld, k0, width}, {c.data, c.ld, k0, width}, ep,
-                                               scratch, stage);
+                                               scratch, stage, slot_order);
             }
     }
 }

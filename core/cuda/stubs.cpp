@@ -33,14 +33,6 @@ void SpmmOperator<V, I>::DeviceDeleter::operator()(Device* d) const {
     delete d;
 }
 template <typename V, typename I>
-SpmmOperator<V, I>::SpmmOperator() = default;
-template <typename V, typename I>
-SpmmOperator<V, I>::~SpmmOperator() = default;
-template <typename V, typename I>
-SpmmOperator<V, I>::SpmmOperator(SpmmOperator&&) noexcept = default;
-template <typename V, typename I>
-SpmmOperator<V, I>& SpmmOperator<V, I>::operator=(SpmmOperator&&) noexcept = default;
-template <typename V, typename I>
 void SpmmOperator<V, I>::make_device() {
     cuda::not_compiled("SpmmOperator on cuda");
 }

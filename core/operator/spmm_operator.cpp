@@ -17,6 +17,16 @@ SparseFormat parse_format(std::string_view name) {
     TESSEL_INVALID_INPUT("--format", 0, "unknown sparse format '" + std::string(name) + "' (expected csr or tiled-ell)");
 }
 
+// The device state's deleter is defined with it (core/cuda), so these need no complete Device.
+template <typename V, typename I>
+SpmmOperator<V, I>::SpmmOperator() = default;
+template <typename V, typename I>
+SpmmOperator<V, I>::~SpmmOperator() = default;
+template <typename V, typename I>
+SpmmOperator<V, I>::SpmmOperator(SpmmOperator&&) noexcept = default;
+template <typename V, typename I>
+SpmmOperator<V, I>& SpmmOperator<V, I>::operator=(SpmmOperator&&) noexcept = default;
+
 template <typename V, typename I>
 SpmmOperator<V, I>::SpmmOperator(Csr<V, I> a, const SpmmOperatorConfig& config)
     : config_(config), format_(config.format), rows_(a.rows()), cols_(a.cols()), nnz_(a.nnz()) {

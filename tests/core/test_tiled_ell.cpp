@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/cpu/tiled_ell_block.hpp"
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spmm_kernels.hpp"
@@ -41,6 +42,7 @@ std::vector<Csr<V, I>> corpus() {
             generate::stencil_2d<V, I>(23),
             long_row,
             generate::random_uniform<V, I>(65, 5000, 40, 13),
+            generate::random_uniform<V, I>(300, 4000, 120, 17),  // long rows: slot order for R > 1
             Csr<V, I>(0, 10, {0}, {}, {}),
             Csr<V, I>(70, 40, std::vector<size_type>(71, 0), {}, {})};
 }
@@ -67,14 +69,7 @@ TEMPLATE_PRODUCT_TEST_CASE("the two-pass builder equals the serial oracle, array
         for (const auto& cfg : configs) {
             const auto mine = tiled_ell_from_csr(a, cfg), oracle = test::tiled_ell_oracle(a, cfg);
             INFO("rows " << a.rows() << " block rows " << cfg.block_rows << " buffer " << cfg.buffer_entries);
-            CHECK(mine.rows == oracle.rows);
-            CHECK(mine.nnz == oracle.nnz);
-            CHECK(mine.buffdispl == oracle.buffdispl);
-            CHECK(mine.mapdispl == oracle.mapdispl);
-            CHECK(mine.map == oracle.map);
-            CHECK(mine.warpdispl == oracle.warpdispl);
-            CHECK(mine.index == oracle.index);
-            CHECK(mine.values == oracle.values);
+            test::check_same_tiled_ell(mine, oracle);
         }
     CHECK_THROWS_AS(tiled_ell_from_csr(Csr<V, I>(), TiledEllConfig{48, 16}), InvalidInput);
     CHECK_THROWS_WITH(tiled_ell_from_csr(Csr<V, I>(), TiledEllConfig{64, 70000}),
@@ -135,15 +130,23 @@ TEMPLATE_TEST_CASE("cpu tiled ELL: leading dimensions, bits independent of R, ba
     cpu::spmm_tiled_ell<V, std::int32_t>(t, b3, DenseView<V>(wide_c.data(), a.rows(), 3, Layout::row_major, 8));
     reference::spmm<V, std::int32_t>(t, b3, want.view());
     require_close(wide_c, want, 3);
-    // Column j of a K = 19 product equals the K = 1 product of column j, bit for bit.
-    const auto b = generate::random_dense<V>(a.cols(), 19, Layout::row_major, 3);
-    DenseMatrix<V> c(a.rows(), 19);
-    cpu::spmm_tiled_ell<V, std::int32_t>(t, b.view(), c.view());
-    for (size_type j = 0; j < 19; j += 6) {
-        DenseMatrix<V> bj(a.cols(), 1), cj(a.rows(), 1);
-        for (size_type i = 0; i < a.cols(); ++i) bj(i, 0) = b(i, j);
-        cpu::spmm_tiled_ell<V, std::int32_t>(t, bj.view(), cj.view());
-        for (size_type i = 0; i < a.rows(); ++i) REQUIRE(cj(i, 0) == c(i, j));
+    // Column j of a K = 19 product equals the K = 1 product of column j, bit for bit: in
+    // registers (short rows, staged or in place) and in slot order (long rows).
+    const auto long_rows = generate::random_uniform<V, std::int32_t>(300, 4000, 120, 17);
+    const auto tl = tiled_ell_from_csr(long_rows, {256, 65536});
+    const auto ts = tiled_ell_from_csr(generate::stencil_2d<V, std::int32_t>(30), {64, 512});
+    REQUIRE(cpu::detail::prefers_slot_order(tl));
+    REQUIRE(!cpu::detail::prefers_slot_order(ts));
+    for (const auto* m : {&t, &ts, &tl}) {
+        const auto b = generate::random_dense<V>(m->cols, 19, Layout::row_major, 3);
+        DenseMatrix<V> c(m->rows, 19);
+        cpu::spmm_tiled_ell<V, std::int32_t>(*m, b.view(), c.view());
+        for (size_type j = 0; j < 19; j += 6) {
+            DenseMatrix<V> bj(m->cols, 1), cj(m->rows, 1);
+            for (size_type i = 0; i < m->cols; ++i) bj(i, 0) = b(i, j);
+            cpu::spmm_tiled_ell<V, std::int32_t>(*m, bj.view(), cj.view());
+            for (size_type i = 0; i < m->rows; ++i) REQUIRE(cj(i, 0) == c(i, j));
+        }
     }
     DenseMatrix<V> c3(a.rows(), 3);
     CHECK_THROWS_WITH((cpu::spmm_tiled_ell<V, std::int32_t>(t, b3, c3.view(), {}, 3)),

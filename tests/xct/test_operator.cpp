@@ -200,14 +200,7 @@ TEST_CASE("core's two-pass tiled ELL build equals the serial oracle on projectio
             for (const Csr<float, Index>* m : std::initializer_list<const Csr<float, Index>*>{&a, &at}) {
                 const auto mine = tiled_ell_from_csr(*m, tiles), core = test::tiled_ell_oracle(*m, tiles);
                 INFO("block rows " << tiles.block_rows << " buffer " << tiles.buffer_entries);
-                CHECK(mine.rows == core.rows);
-                CHECK(mine.nnz == core.nnz);
-                CHECK(mine.buffdispl == core.buffdispl);
-                CHECK(mine.mapdispl == core.mapdispl);
-                CHECK(mine.map == core.map);
-                CHECK(mine.warpdispl == core.warpdispl);
-                CHECK(mine.index == core.index);
-                CHECK(mine.values == core.values);
+                test::check_same_tiled_ell(mine, core);
             }
     }
     CHECK_THROWS_AS(tiled_ell_from_csr(Csr<float, Index>(), TiledEllConfig{48, 16}), InvalidInput);
