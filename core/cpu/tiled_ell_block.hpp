@@ -220,6 +220,7 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
     const bool full = out.width == R;
     const vec zero = vec{} * V(0);
     const vec bias = zero + ep.bias, lower = zero + ep.lower, upper = zero + ep.upper;
+    const bool enabled = ep.enabled;  // a local, so the compiler may hoist the branch
     vec any[C];
     for (int c = 0; c < C; ++c) any[c] = zero;
     std::uint64_t partial_bits = 0;  // rows written by the scalar path (narrow tiles)
@@ -240,10 +241,17 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
                 const size_type row0 = wi * L + lane0;
                 V* keep = scratch.part.data() + row0 * R;
                 vec acc[G][C];
+                if (first) {
 #pragma GCC unroll 8
-                for (int g = 0; g < G; ++g)
+                    for (int g = 0; g < G; ++g)
 #pragma GCC unroll 8
-                    for (int c = 0; c < C; ++c) acc[g][c] = first ? zero : load_vec<vec>(keep + g * R + c * VW);
+                        for (int c = 0; c < C; ++c) acc[g][c] = zero;
+                } else {
+#pragma GCC unroll 8
+                    for (int g = 0; g < G; ++g)
+#pragma GCC unroll 8
+                        for (int c = 0; c < C; ++c) acc[g][c] = load_vec<vec>(keep + g * R + c * VW);
+                }
                 for (size_type m = m0; m < m1; ++m) {
                     const V* v = values + m * L + lane0;
                     const std::uint16_t* ix = index + m * L + lane0;
@@ -275,7 +283,7 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
 #pragma GCC unroll 8
                     for (int c = 0; c < C; ++c) {
                         vec y = acc[g][c];
-                        if (ep.enabled) {
+                        if (enabled) {
                             y = y + bias;
                             y = y < lower ? lower : (y > upper ? upper : y);
                         }
