@@ -104,19 +104,13 @@ const V* stage_rows(const TiledEll<V, I>& a, size_type s, const InputColumns<V>&
     return buf;
 }
 
-/// y := epilogue(z) for one output value (the same expression as Epilogue::apply).
-template <typename V>
-inline V finish(V z, const Epilogue<V>& ep) {
-    return ep.apply(z);
-}
-
 /// Writes R accumulated values of one row; returns their nonzero lanes as bits when Track.
 template <bool Track, int R, typename V>
 inline std::uint64_t write_row(const V* sums, const OutputColumns<V>& out, size_type row, const Epilogue<V>& ep) {
     V* o = out.base + row * out.ld + out.k0;
     std::uint64_t bits = 0;
     for (size_type k = 0; k < out.width; ++k) {
-        const V y = finish(sums[k], ep);
+        const V y = ep.apply(sums[k]);
         o[k] = y;
         if constexpr (Track) bits |= std::uint64_t(y != V{0}) << k;
     }

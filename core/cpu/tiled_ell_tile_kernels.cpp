@@ -54,7 +54,7 @@ void tiles_driver(const TiledEll<V, I>& a, TileBatchView<const V> in, TileBatchV
     const size_type tiles = out.tiles(), blocks = a.num_blocks();
     // Plenty of tiles: a thread keeps a tile for all its blocks (the tile stays in cache);
     // few tiles (late layers): (tile, block) pairs so that every thread has work.
-    const bool by_tile = tiles >= 4 * omp_get_max_threads();
+    const bool by_tile = tiles_can_gather(out.count, R);
     TESSEL_ENSURE_DIMS(by_tile || !from, "spmm_tiled_ell_tiles: a gathered input needs many tiles");
     std::fill(masks, masks + tiles, 0);
     const bool team = double(tiles) * double(a.stored()) * R > parallel_work;

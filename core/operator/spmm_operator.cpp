@@ -94,7 +94,9 @@ template <typename V, typename I>
 std::string SpmmOperator<V, I>::kernel_description(size_type k) const {
     const std::string where = std::string(to_string(config_.backend));
     if (format_ == SparseFormat::csr) {
-        const bool merge = rows_ && double(nnz_) / double(rows_) < merge_row_length_threshold;
+        // The same choice tessel::spmm makes for this matrix.
+        const bool merge = choose_csr_algorithm(Backend::cpu, rows_ ? double(nnz_) / double(rows_) : 0.0) ==
+                           SpmmAlgorithm::csr_merge;
         return where + " csr " + (merge ? "merge-based" : "row split") +
                (config_.backend == Backend::cuda ? " (resident)" : "");
     }
