@@ -110,7 +110,7 @@ inline std::uint64_t write_row(const V* sums, const OutputColumns<V>& out, size_
     V* o = out.base + row * out.ld + out.k0;
     std::uint64_t bits = 0;
     for (size_type k = 0; k < out.width; ++k) {
-        const V y = ep.apply(sums[k]);
+        const V y = ep.apply(sums[k], o[k]);
         o[k] = y;
         if constexpr (Track) bits |= std::uint64_t(y != V{0}) << k;
     }
@@ -214,7 +214,8 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
     const bool full = out.width == R;
     const vec zero = vec{} * V(0);
     const vec bias = zero + ep.bias, lower = zero + ep.lower, upper = zero + ep.upper;
-    const bool enabled = ep.enabled;  // a local, so the compiler may hoist the branch
+    const vec alpha = zero + ep.alpha, beta = zero + ep.beta;
+    const bool enabled = ep.enabled, scales = ep.scales(), reads = ep.reads_output();  // locals: hoisted branches
     vec any[C];
     for (int c = 0; c < C; ++c) any[c] = zero;
     std::uint64_t partial_bits = 0;  // rows written by the scalar path (narrow tiles)
@@ -277,6 +278,10 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
 #pragma GCC unroll 8
                     for (int c = 0; c < C; ++c) {
                         vec y = acc[g][c];
+                        if (scales) {
+                            y = alpha * y;
+                            if (reads) y += beta * load_vec<vec>(o + c * VW);
+                        }
                         if (enabled) {
                             y = y + bias;
                             y = y < lower ? lower : (y > upper ? upper : y);

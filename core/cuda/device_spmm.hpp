@@ -321,7 +321,8 @@ TiledEllLaunch spmm_tiled_ell(const DeviceTiledEll<ValueType, IndexType>& a,
                               const Epilogue<ValueType>& epilogue = {}, int register_factor = 0,
                               cudaStream_t stream = nullptr);
 
-/// C := epilogue(C) in place (device memory, row-major). Nothing runs when it is off.
+/// C := epilogue(C) in place, C taken as the product (device memory, row-major). Nothing runs
+/// when it is the identity; throws InvalidInput when it has beta != 0 (no old C is left).
 template <typename ValueType>
 void apply_epilogue(DenseView<ValueType> c, const Epilogue<ValueType>& epilogue,
                     cudaStream_t stream = nullptr);

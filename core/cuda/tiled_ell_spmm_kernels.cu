@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(tiled_max_threads<R, V>(), 1)
         V* crow = c + row * ldc + k0;
 #pragma unroll
         for (int kk = 0; kk < R; ++kk)
-            if (kk < active) crow[kk] = ep.apply(acc[kk]);
+            if (kk < active) crow[kk] = ep.apply(acc[kk], crow[kk]);
     }
 }
 

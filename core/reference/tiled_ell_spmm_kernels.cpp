@@ -28,7 +28,7 @@ void spmm(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const E
                             sum[wi * w + lane] += a.values[m * w + lane] * b(col, j);
                         }
             for (size_type r = 0; r < a.config.block_rows && first_row + r < a.rows; ++r)
-                c(first_row + r, j) = epilogue.apply(sum[r]);
+                c(first_row + r, j) = epilogue.apply(sum[r], c(first_row + r, j));
         }
     }
 }

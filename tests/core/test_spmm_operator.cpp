@@ -15,10 +15,11 @@ namespace {
 template <typename V, typename I>
 void check_operator(const SpmmOperatorConfig& config) {
     const auto a = generate::power_law<V, I>(900, 1200, 7.0, 2.1, 31);
-    const auto ep = Epilogue<V>::bias_relu_cap(V(-0.1), V(3));
+    auto ep = Epilogue<V>::bias_relu_cap(V(-0.1), V(3));
     for (size_type k : {1, 5, 16, 40}) {
+        ep.beta = k == 5 ? V(1) : V(0);  // C += A·B, then the bias and clamp
         const auto b = generate::random_dense<V>(a.cols(), k, Layout::row_major, 2);
-        DenseMatrix<V> want(a.rows(), k), got(a.rows(), k, Layout::row_major, V(7));
+        DenseMatrix<V> want = generate::random_dense<V>(a.rows(), k, Layout::row_major, 3), got = want;
         reference::spmm<V, I>(a, b.view(), want.view(), ep);
         SpmmOperator<V, I> op(Csr<V, I>(a), config);
         op.multiply(b.view(), got.view(), ep);
