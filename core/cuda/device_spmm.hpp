@@ -223,7 +223,9 @@ public:
     const IndexType* map() const { return map_.data(); }
     const size_type* warpdispl() const { return warpdispl_.data(); }
     const std::uint16_t* index() const { return index_.data(); }
+    /// The values as ValueType, or null when they are stored in half (half_values()).
     const ValueType* values() const { return values_.data(); }
+    const std::uint16_t* half_values() const { return half_values_.data(); }
 
 private:
     size_type rows_ = 0;
@@ -238,6 +240,7 @@ private:
     DeviceBuffer<size_type> warpdispl_;
     DeviceBuffer<std::uint16_t> index_;
     DeviceBuffer<ValueType> values_;
+    DeviceBuffer<std::uint16_t> half_values_;
 };
 
 /// A cuSPARSE handle (cusparseCreate / cusparseDestroy). Keep one per thread and pass it to

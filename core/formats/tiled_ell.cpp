@@ -124,6 +124,15 @@ TiledEll<V, I> tiled_ell_from_csr(const Csr<V, I>& a, const TiledEllConfig& conf
 }
 
 template <typename V, typename I>
+void store_values_in_half(TiledEll<V, I>& a) {
+    if (a.stores_half() || a.values.empty()) return;
+    std::vector<std::uint16_t> half(a.values.size());
+    to_half(a.values.data(), static_cast<size_type>(a.values.size()), half.data(), "tiled ELL values");
+    a.half_values = std::move(half);
+    std::vector<V>().swap(a.values);
+}
+
+template <typename V, typename I>
 Csr<V, I> csr_from_tiled_ell(const TiledEll<V, I>& t) {
     constexpr size_type w = TiledEll<V, I>::warp_size;
     Coo<V, I> coo;
@@ -136,7 +145,7 @@ Csr<V, I> csr_from_tiled_ell(const TiledEll<V, I>& t) {
                 for (size_type m = t.warpdispl[s * warps + wi]; m < t.warpdispl[s * warps + wi + 1]; ++m)
                     for (size_type lane = 0; lane < w; ++lane) {
                         const size_type row = b * t.config.block_rows + wi * w + lane;
-                        const V v = t.values[m * w + lane];
+                        const V v = t.value(m * w + lane);
                         if (row >= t.rows || v == V{0}) continue;
                         coo.row.push_back(static_cast<I>(row));
                         coo.col.push_back(t.map[t.mapdispl[s] + t.index[m * w + lane]]);
@@ -148,6 +157,7 @@ Csr<V, I> csr_from_tiled_ell(const TiledEll<V, I>& t) {
 #define TESSEL_INSTANTIATE(V, I)                                                             \
     template struct TiledEll<V, I>;                                                          \
     template TiledEll<V, I> tiled_ell_from_csr(const Csr<V, I>&, const TiledEllConfig&);     \
+    template void store_values_in_half(TiledEll<V, I>&);                                     \
     template Csr<V, I> csr_from_tiled_ell(const TiledEll<V, I>&);
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
