@@ -30,7 +30,8 @@ MemoryEstimate estimate_memory(const MemoryPlan& p) {
         e.matrices = 2 * one;
         e.build_peak = 2 * one + 2 * nnz_rank * csr_entry + double(p.pixels) * 16.0;
     } else if (p.kernel != Kernel::csr) {
-        one = nnz_rank * (1.0 + assumed_padding) * (2.0 + v) + nnz_rank * assumed_map * double(sizeof(Index));
+        const double stored = p.stored_value_bytes ? double(p.stored_value_bytes) : v;
+        one = nnz_rank * (1.0 + assumed_padding) * (2.0 + stored) + nnz_rank * assumed_map * double(sizeof(Index));
         e.matrices = 2 * one;
         // Tiled A next to CSR A and CSR Aᵀ (the transpose), then tiled A, CSR Aᵀ and tiled Aᵀ.
         e.build_peak = std::max(one + 2 * csr, 2 * one + csr);

@@ -17,6 +17,7 @@ struct MemoryPlan {
     size_type nnz = 0;            // nonzeros of A (an upper bound from estimate_nnz)
     size_type pixels = 0, rays = 0;
     size_type value_bytes = 4;    // float or double
+    size_type stored_value_bytes = 0;  // a value in the finished operator (2: mixed; 0: value_bytes)
     Kernel kernel = Kernel::tiled_ell;
     int p_data = 1;               // data ranks sharing A
     size_type k = 1;              // slices per batch on one rank

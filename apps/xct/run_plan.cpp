@@ -45,6 +45,7 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
     m.pixels = info.geometry.num_pixels();
     m.rays = info.geometry.num_rays();
     m.value_bytes = o.double_precision ? 8 : 4;
+    m.stored_value_bytes = o.projector.half_values ? 2 : m.value_bytes;
     m.kernel = o.projector.kernel;
     m.slices = info.slices;
     m.input_bytes_per_slice = info.input_bytes_per_slice;
@@ -146,7 +147,7 @@ void plan_run(RunContext<V>& c, ReconstructResult& result) {
     log << "  " << c.world_size << " rank(s): " << c.plan.p_data << " data x " << c.plan.p_batch << " batch, "
         << c.plan.k << " slice(s) per batch, " << c.rounds() << " round(s); " << method_name(o);
     if (!o.fbp) log << ", " << o.solver.iterations << " iterations";
-    log << ", " << (sizeof(V) == 8 ? "double" : "single") << " precision, " << to_string(o.order) << " order\n";
+    log << ", " << precision_name(o) << " precision, " << to_string(o.order) << " order\n";
     log << "memory estimate (nnz(A) <= " << c.nnz_bound << "):\n" << estimate_text(c.plan.estimate, c.limit);
     if (!c.plan.does_not_fit.empty()) log << "does not fit: " << c.plan.does_not_fit << "\n";
 }
