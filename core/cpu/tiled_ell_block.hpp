@@ -259,6 +259,40 @@ std::uint64_t slot_order_block(const TiledEll<V, I>& a, size_type blk, const Inp
     return bits;
 }
 
+/// The epilogue on whole vectors of one row (a local copy, so its branches are hoisted).
+template <typename V, typename Vec>
+struct VectorEpilogue {
+    Vec alpha, beta, bias, lower, upper;
+    bool enabled, scales, reads;
+
+    explicit VectorEpilogue(const Epilogue<V>& ep)
+        : alpha(Vec{} * V(0) + ep.alpha), beta(Vec{} * V(0) + ep.beta), bias(Vec{} * V(0) + ep.bias),
+          lower(Vec{} * V(0) + ep.lower), upper(Vec{} * V(0) + ep.upper), enabled(ep.enabled),
+          scales(ep.scales()), reads(ep.reads_output()) {}
+
+    /// The new value of the vector of C at `o` whose product is y.
+    __attribute__((always_inline)) Vec apply(Vec y, const V* o) const {
+        if (scales) {
+            y = alpha * y;
+            if (reads) y += beta * load_vec<Vec>(o);
+        }
+        if (enabled) {
+            y = y + bias;
+            y = y < lower ? lower : (y > upper ? upper : y);
+        }
+        return y;
+    }
+};
+
+/// A register group's accumulators: zero for the first stage, else the partial sums kept.
+template <int G, int C, int VW, int R, typename Vec, typename V>
+__attribute__((always_inline)) inline void start_group(Vec (&acc)[G][C], bool first, const V* keep) {
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g)
+#pragma GCC unroll 8
+        for (int c = 0; c < C; ++c) acc[g][c] = first ? Vec{} * V(0) : load_vec<Vec>(keep + g * R + c * VW);
+}
+
 /// R >= 2: G rows x R columns in registers per warp group; the epilogue fused into the store.
 /// Direct: the rows of B are read in place through the stage's map (no staging copy; needs a
 /// full tile, in.width == R).
@@ -275,9 +309,7 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
     const size_type s_begin = a.buffdispl[blk], s_end = a.buffdispl[blk + 1];
     const bool full = out.width == R;
     const vec zero = vec{} * V(0);
-    const vec bias = zero + ep.bias, lower = zero + ep.lower, upper = zero + ep.upper;
-    const vec alpha = zero + ep.alpha, beta = zero + ep.beta;
-    const bool enabled = ep.enabled, scales = ep.scales(), reads = ep.reads_output();  // locals: hoisted branches
+    const VectorEpilogue<V, vec> vep(ep);
     vec any[C];
     for (int c = 0; c < C; ++c) any[c] = zero;
     std::uint64_t partial_bits = 0;  // rows written by the scalar path (narrow tiles)
@@ -298,17 +330,7 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
                 const size_type row0 = wi * L + lane0;
                 V* keep = scratch.part.data() + row0 * R;
                 vec acc[G][C];
-                if (first) {
-#pragma GCC unroll 8
-                    for (int g = 0; g < G; ++g)
-#pragma GCC unroll 8
-                        for (int c = 0; c < C; ++c) acc[g][c] = zero;
-                } else {
-#pragma GCC unroll 8
-                    for (int g = 0; g < G; ++g)
-#pragma GCC unroll 8
-                        for (int c = 0; c < C; ++c) acc[g][c] = load_vec<vec>(keep + g * R + c * VW);
-                }
+                start_group<G, C, VW, R>(acc, first, keep);
                 for (size_type m = m0; m < m1; ++m) {
                     const size_type e0 = m * L + lane0;
                     const std::uint16_t* ix = index + e0;
@@ -339,15 +361,7 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
                     V* o = out.base + (first_row + row0 + g) * out.ld + out.k0;
 #pragma GCC unroll 8
                     for (int c = 0; c < C; ++c) {
-                        vec y = acc[g][c];
-                        if (scales) {
-                            y = alpha * y;
-                            if (reads) y += beta * load_vec<vec>(o + c * VW);
-                        }
-                        if (enabled) {
-                            y = y + bias;
-                            y = y < lower ? lower : (y > upper ? upper : y);
-                        }
+                        const vec y = vep.apply(acc[g][c], o + c * VW);
                         store_vec(o + c * VW, y);
                         if constexpr (Track) {
                             const vec mag = y < zero ? -y : y;
