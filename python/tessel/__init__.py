@@ -28,11 +28,12 @@ def _csr_parts(A, name):
     return (int(rows), int(cols), A.indptr, A.indices, A.data)
 
 
-def spmm(A, B, backend="auto"):
-    """C = A @ B for a scipy.sparse CSR matrix A (float32 or float64) and a dense numpy array B
-    of A's dtype, shape (A.shape[1], k). A C-ordered B is read in place (a Fortran-ordered one
-    is copied row-major by the kernel); C is a new C-ordered array (A.shape[0], k) written in
-    place. A's arrays are copied into tessel's CSR (64-bit row offsets). backend: "auto",
-    "cpu" or "cuda"."""
+def spmm(A, B, backend="auto", alpha=1.0, beta=0.0, C=None):
+    """alpha * (A @ B) + beta * C for a scipy.sparse CSR matrix A (float32 or float64) and a
+    dense numpy array B of A's dtype, shape (A.shape[1], k). A C-ordered B is read in place (a
+    Fortran-ordered one is copied row-major by the kernel); the result is a new C-ordered array
+    (A.shape[0], k) written in place (C is only read, and only when beta != 0; the scaling is
+    fused into the kernel's store). A's arrays are copied into tessel's CSR (64-bit row
+    offsets). backend: "auto", "cpu" or "cuda"."""
     rows, cols, indptr, indices, data = _csr_parts(A, "A")
-    return _tessel._spmm(rows, cols, indptr, indices, data, B, backend)
+    return _tessel._spmm(rows, cols, indptr, indices, data, B, backend, alpha, beta, C)

@@ -22,6 +22,24 @@ def test_matches_scipy(dtype, order):
     np.testing.assert_allclose(c, a @ b, rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_alpha_beta(dtype):
+    a = random_csr(300, 200, 0.05, dtype, 8)
+    b = np.asarray(np.random.default_rng(9).standard_normal((200, 5)), dtype=dtype)
+    c0 = np.asarray(np.random.default_rng(10).standard_normal((300, 5)), dtype=dtype, order="F")
+    got = tessel.spmm(a, b, backend="cpu", alpha=-0.5, beta=2.0, C=c0)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(got, -0.5 * (a @ b) + 2.0 * c0, rtol=tol, atol=tol)
+    assert got is not c0 and np.all(c0 == np.asarray(c0))  # C itself is left alone
+    np.testing.assert_allclose(tessel.spmm(a, b, alpha=3.0), 3.0 * (a @ b), rtol=tol, atol=tol)
+    with pytest.raises(ValueError, match=r"^C: beta != 0 needs C"):
+        tessel.spmm(a, b, beta=1.0)
+    with pytest.raises(ValueError, match=r"^C: shape \(5, 300\), expected \(300, 5\)"):
+        tessel.spmm(a, b, beta=1.0, C=c0.T)
+    with pytest.raises(ValueError, match=r"^alpha: must be finite"):
+        tessel.spmm(a, b, alpha=float("nan"))
+
+
 def test_int64_indices_and_long_rows():
     a = random_csr(50, 4000, 0.3, np.float64, 3)  # average row length 1200: row-split kernel
     a.indices = a.indices.astype(np.int64)
