@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/aligned_allocator.hpp"
+#include "core/cpu/streaming_store.hpp"
 #include "core/error.hpp"
 #include "core/formats/tiled_ell.hpp"
 #include "core/kernels/epilogue.hpp"
@@ -38,13 +39,16 @@ struct InputColumns {
     size_type width;
 };
 
-/// Where the block's rows go: row i at base + i·ld + k0, `width` columns.
+/// Where the block's rows go: row i at base + i·ld + k0, `width` columns. `stream`: full
+/// register tiles are written with non-temporal stores (streaming_store.hpp; the caller checked
+/// that they are whole cache lines and that C is far larger than the cache).
 template <typename V>
 struct OutputColumns {
     V* base;
     size_type ld;
     size_type k0;
     size_type width;
+    bool stream = false;
 };
 
 /// Per-thread buffers of the block kernels, grown on demand and reused.
@@ -362,7 +366,15 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
 #pragma GCC unroll 8
                     for (int c = 0; c < C; ++c) {
                         const vec y = vep.apply(acc[g][c], o + c * VW);
-                        store_vec(o + c * VW, y);
+                        if constexpr (sizeof(vec) % cache_line == 0) {
+                            if (out.stream) {
+                                stream_lines(o + c * VW, &y, sizeof(vec));
+                            } else {
+                                store_vec(o + c * VW, y);
+                            }
+                        } else {
+                            store_vec(o + c * VW, y);
+                        }
                         if constexpr (Track) {
                             const vec mag = y < zero ? -y : y;
                             any[c] = any[c] > mag ? any[c] : mag;

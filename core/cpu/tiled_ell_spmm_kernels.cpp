@@ -23,16 +23,21 @@ void run_row_major(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c
     const size_type k = b.cols, tiles = (k + R - 1) / R;
     const bool stage = a.average_reuse() >= detail::staging_reuse;
     const bool slot_order = detail::prefers_slot_order(a);
+    // C written once and far larger than the cache: full register tiles skip the read for
+    // ownership (as the CSR kernels do). Not when beta reads C.
+    const bool stream = !ep.reads_output() && !slot_order &&
+                        detail::use_streaming_stores(c.data, c.rows, c.ld * size_type(sizeof(V)), R * size_type(sizeof(V)));
 #pragma omp parallel
     {
         detail::BlockScratch<V> scratch;
-#pragma omp for schedule(dynamic, 1) collapse(2)
+#pragma omp for schedule(dynamic, 1) collapse(2) nowait
         for (size_type blk = 0; blk < a.num_blocks(); ++blk)
             for (size_type t = 0; t < tiles; ++t) {
                 const size_type k0 = t * R, width = std::min<size_type>(R, k - k0);
-                detail::block_kernel<false, R>(a, blk, {b.data, b.ld, k0, width}, {c.data, c.ld, k0, width}, ep,
-                                               scratch, stage, slot_order);
+                detail::block_kernel<false, R>(a, blk, {b.data, b.ld, k0, width}, {c.data, c.ld, k0, width, stream},
+                                               ep, scratch, stage, slot_order);
             }
+        if (stream) detail::streaming_fence();
     }
 }
 

@@ -180,6 +180,9 @@ TEMPLATE_TEST_CASE("cpu kernels stream a C larger than the last-level cache", "[
                                              Epilogue<V>::bias_relu_cap(V(-0.1), V(2)));
     check_against_reference<V, std::int32_t>(a, k, cpu::spmm_merge<V, std::int32_t>,
                                              Epilogue<V>::none());
+    // the tiled kernel's register tiles too
+    check_against_reference<V, std::int32_t>(a, k, tiled_kernel<V, std::int32_t>(Backend::cpu, 256, 4096, 0),
+                                             Epilogue<V>::bias_relu_cap(V(-0.1), V(2)));
 }
 
 TEMPLATE_PRODUCT_TEST_CASE("cuda kernels equal the reference", "[spmm][cuda]", std::pair,
