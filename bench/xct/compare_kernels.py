@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Times tessel-xct's CGLS iterations with each local kernel, back to back in one run, and
 prints the seconds per iteration and the ratio to the CSR row split of the same binary
-and rank count (issue 12's table). Each case: BINARY:KERNEL[:RANKS]."""
+and rank count (issue 12's table). Each case: BINARY:KERNEL[:RANKS[:PRECISION]] (precision
+single, mixed or double; default single)."""
 import argparse
 import json
 import os
@@ -10,11 +11,13 @@ import sys
 import tempfile
 
 
-def run_case(binary, kernel, ranks, args):
+def run_case(binary, kernel, ranks, precision, args):
     with tempfile.TemporaryDirectory() as tmp:
         metrics = os.path.join(tmp, "m.json")
         cmd = [binary, "--phantom", str(args.size), "--angles", str(args.angles), "--num-slices",
                str(args.slices), "--iterations", str(args.iterations), "--kernel", kernel, "--metrics", metrics]
+        if precision != "single":
+            cmd += ["--precision", precision]
         env = dict(os.environ)
         if ranks > 1:  # the same cores split among the ranks
             threads = int(env.get("OMP_NUM_THREADS", os.cpu_count()))
@@ -29,7 +32,7 @@ def run_case(binary, kernel, ranks, args):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("cases", nargs="+", help="BINARY:KERNEL[:RANKS]")
+    p.add_argument("cases", nargs="+", help="BINARY:KERNEL[:RANKS[:PRECISION]]")
     p.add_argument("--size", type=int, default=512)
     p.add_argument("--angles", type=int, default=750)
     p.add_argument("--slices", type=int, default=16)
@@ -39,18 +42,21 @@ def main():
     rows = []
     for case in args.cases:
         parts = case.split(":")
-        binary, kernel, ranks = parts[0], parts[1], int(parts[2]) if len(parts) > 2 else 1
-        t, build = run_case(binary, kernel, ranks, args)
-        rows.append({"binary": binary, "kernel": kernel, "ranks": ranks, "s_per_iteration": t,
-                     "build_s": build})
-        print(f"{binary} {kernel} ranks={ranks}: {t:.4f} s/iteration (build {build:.1f} s)", file=sys.stderr)
-    print("| binary | kernel | data ranks | s / iteration | vs csr, same binary and ranks | build s |")
-    print("| --- | --- | ---: | ---: | ---: | ---: |")
+        binary, kernel = parts[0], parts[1]
+        ranks = int(parts[2]) if len(parts) > 2 else 1
+        precision = parts[3] if len(parts) > 3 else "single"
+        t, build = run_case(binary, kernel, ranks, precision, args)
+        rows.append({"binary": binary, "kernel": kernel, "ranks": ranks, "precision": precision,
+                     "s_per_iteration": t, "build_s": build})
+        print(f"{binary} {kernel} ranks={ranks} {precision}: {t:.4f} s/iteration (build {build:.1f} s)",
+              file=sys.stderr)
+    print("| binary | kernel | precision | data ranks | s / iteration | vs csr, same binary and ranks | build s |")
+    print("| --- | --- | --- | ---: | ---: | ---: | ---: |")
     for r in rows:
         csr = [q for q in rows if q["binary"] == r["binary"] and q["ranks"] == r["ranks"] and q["kernel"] == "csr"]
         ratio = f"{r['s_per_iteration'] / csr[0]['s_per_iteration']:.2f}x" if csr else "-"
-        print(f"| {r['binary']} | {r['kernel']} | {r['ranks']} | {r['s_per_iteration']:.4f} | {ratio} | "
-              f"{r['build_s']:.1f} |")
+        print(f"| {r['binary']} | {r['kernel']} | {r['precision']} | {r['ranks']} | {r['s_per_iteration']:.4f} | "
+              f"{ratio} | {r['build_s']:.1f} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"size": args.size, "angles": args.angles, "slices": args.slices,
