@@ -118,99 +118,130 @@ MachineModel calibrate_machine(MPI_Comm comm, const comm::Topology& topology, co
     return model;
 }
 
-template <typename V, typename I>
-CostPrediction predict_dist_spmm(DistAlgorithm algorithm, const Csr<V, I>& a, size_type k,
-                                 const comm::Topology& topology, const MachineModel& model,
-                                 const DistSetupOptions& options) {
-    const int p = topology.ranks();
-    const double sv = sizeof(V), rate = model.spmm_rate;
+namespace {
+
+// The slowest rank's prediction: keep() every rank's, the largest total stays.
+struct Slowest {
     CostPrediction worst;
-    auto keep = [&](double compute, double comm, double total) {
+    void keep(double compute, double comm, double total) {
         if (total > worst.total) worst = {compute, comm, total};
-    };
-    if (dist::uses_process_grid(algorithm)) {
-        const auto l = grid_layout(algorithm, a, k, p);
-        const int r = l.grid_rows, c = l.grid_cols;
-        auto cell = [&](int i, int j) { return i * c + j; };
-        std::vector<int> row_members, col_members;
-        auto row_level = [&](int i) {
-            std::vector<int> m;
-            for (int j = 0; j < c; ++j) m.push_back(cell(i, j));
-            return topology.level_spanned(m);
-        };
-        auto col_level = [&](int j) {
-            std::vector<int> m;
-            for (int i = 0; i < r; ++i) m.push_back(cell(i, j));
-            return topology.level_spanned(m);
-        };
-        const auto& ro = l.row_offsets;
-        const auto& co = l.col_offsets;
-        const auto& ko = l.k_offsets;
-        const int stages = algorithm == DistAlgorithm::a15d ? 1
-                           : (algorithm == DistAlgorithm::c2d || algorithm == DistAlgorithm::c2d_async)
-                               ? static_cast<int>(co.size()) - 1
-                               : static_cast<int>(ko.size()) - 1;
-        if (algorithm == DistAlgorithm::a15d) {
-            std::vector<size_type> coarse_r{0}, coarse_c{0};
-            for (int i = 1; i <= r; ++i) coarse_r.push_back(ro[i * c]);
-            for (int j = 1; j <= c; ++j) coarse_c.push_back(co[j * r]);
-            const auto nnz = block_nnz(a, coarse_r, coarse_c);
-            for (int i = 0; i < r; ++i)
-                for (int j = 0; j < c; ++j) {
-                    const double n_j = double(coarse_c[j + 1] - coarse_c[j]);
-                    const double m_i = double(coarse_r[i + 1] - coarse_r[i]);
-                    const double mine_b = double(co[j * r + i + 1] - co[j * r + i]);
-                    const double mine_c = double(ro[i * c + j + 1] - ro[i * c + j]);
-                    const auto lc = model.at(col_level(j)), lr = model.at(row_level(i));
-                    const double comm = log2_ceil(r) * lc.alpha + lc.beta * (n_j - mine_b) * k * sv +
-                                        log2_ceil(c) * lr.alpha + lr.beta * (m_i - mine_c) * k * sv;
-                    const double compute = double(nnz[i][j]) * k / rate;
-                    keep(compute, comm, compute + comm);
-                }
-            return worst;
+    }
+};
+
+// A grid variant's layout on the topology: cell (i, j) is rank i·c + j; the levels its grid
+// rows and columns span.
+struct GridCells {
+    const dist::DistLayout& l;
+    const comm::Topology& topology;
+    const int r, c;
+
+    GridCells(const dist::DistLayout& layout, const comm::Topology& t)
+        : l(layout), topology(t), r(layout.grid_rows), c(layout.grid_cols) {}
+    int cell(int i, int j) const { return i * c + j; }
+    int row_level(int i) const {
+        std::vector<int> m;
+        for (int j = 0; j < c; ++j) m.push_back(cell(i, j));
+        return topology.level_spanned(m);
+    }
+    int col_level(int j) const {
+        std::vector<int> m;
+        for (int i = 0; i < r; ++i) m.push_back(cell(i, j));
+        return topology.level_spanned(m);
+    }
+};
+
+// 1.5D: one stage; every rank gathers its coarse column block of B over its grid column and
+// reduces its coarse row block of C over its grid row.
+template <typename V, typename I>
+CostPrediction predict_a15d(const Csr<V, I>& a, size_type k, const GridCells& g, const MachineModel& model) {
+    const double sv = sizeof(V), rate = model.spmm_rate;
+    const auto& ro = g.l.row_offsets;
+    const auto& co = g.l.col_offsets;
+    const int r = g.r, c = g.c;
+    Slowest slowest;
+    std::vector<size_type> coarse_r{0}, coarse_c{0};
+    for (int i = 1; i <= r; ++i) coarse_r.push_back(ro[i * c]);
+    for (int j = 1; j <= c; ++j) coarse_c.push_back(co[j * r]);
+    const auto nnz = block_nnz(a, coarse_r, coarse_c);
+    for (int i = 0; i < r; ++i)
+        for (int j = 0; j < c; ++j) {
+            const double n_j = double(coarse_c[j + 1] - coarse_c[j]);
+            const double m_i = double(coarse_r[i + 1] - coarse_r[i]);
+            const double mine_b = double(co[j * r + i + 1] - co[j * r + i]);
+            const double mine_c = double(ro[i * c + j + 1] - ro[i * c + j]);
+            const auto lc = model.at(g.col_level(j)), lr = model.at(g.row_level(i));
+            const double comm = log2_ceil(r) * lc.alpha + lc.beta * (n_j - mine_b) * k * sv +
+                                log2_ceil(c) * lr.alpha + lr.beta * (m_i - mine_c) * k * sv;
+            const double compute = double(nnz[i][j]) * k / rate;
+            slowest.keep(compute, comm, compute + comm);
         }
-        const auto nnz = block_nnz(a, ro, co);
-        for (int i = 0; i < r; ++i)
-            for (int j = 0; j < c; ++j) {
-                double compute = 0, comm = 0, first = 0;
-                const auto lc = model.at(col_level(j)), lr = model.at(row_level(i));
-                for (int s = 0; s < stages; ++s) {
-                    if (algorithm == DistAlgorithm::a2d || algorithm == DistAlgorithm::a2d_async) {
-                        const double ks = double(ko[s + 1] - ko[s]);
-                        const double bw = double(co[j + 1] - co[j]) * ks * sv;
-                        const double cw = double(ro[i + 1] - ro[i]) * ks * sv;
-                        compute += double(nnz[i][j]) * ks / rate;
-                        if (algorithm == DistAlgorithm::a2d) {
-                            comm += log2_ceil(r) * (lc.alpha + lc.beta * bw) +
-                                    log2_ceil(c) * (lr.alpha + lr.beta * cw);
-                        } else {
-                            const double get = model.message(topology.level_of(cell(i, j), cell(s % r, j)), bw);
-                            comm += get + model.message(topology.level_of(cell(i, j), cell(i, s % c)), cw);
-                            if (s == (i + j) % stages) first = get;
-                        }
+    return slowest.worst;
+}
+
+// The staged grid variants (2D A-stationary and C-stationary, collective or one-sided): per
+// rank, the sum over stages of its multiplies and messages; one-sided ones overlap the two
+// and pay the first transfer.
+template <typename V, typename I>
+CostPrediction predict_staged_grid(DistAlgorithm algorithm, const Csr<V, I>& a, const GridCells& g,
+                                   const MachineModel& model) {
+    const double sv = sizeof(V), rate = model.spmm_rate;
+    const auto& ro = g.l.row_offsets;
+    const auto& co = g.l.col_offsets;
+    const auto& ko = g.l.k_offsets;
+    const int r = g.r, c = g.c;
+    const comm::Topology& topology = g.topology;
+    const int stages = (algorithm == DistAlgorithm::c2d || algorithm == DistAlgorithm::c2d_async)
+                           ? static_cast<int>(co.size()) - 1
+                           : static_cast<int>(ko.size()) - 1;
+    const bool async = algorithm == DistAlgorithm::a2d_async || algorithm == DistAlgorithm::c2d_async;
+    Slowest slowest;
+    const auto nnz = block_nnz(a, ro, co);
+    for (int i = 0; i < r; ++i)
+        for (int j = 0; j < c; ++j) {
+            double compute = 0, comm = 0, first = 0;
+            const auto lc = model.at(g.col_level(j)), lr = model.at(g.row_level(i));
+            for (int s = 0; s < stages; ++s) {
+                if (algorithm == DistAlgorithm::a2d || algorithm == DistAlgorithm::a2d_async) {
+                    const double ks = double(ko[s + 1] - ko[s]);
+                    const double bw = double(co[j + 1] - co[j]) * ks * sv;
+                    const double cw = double(ro[i + 1] - ro[i]) * ks * sv;
+                    compute += double(nnz[i][j]) * ks / rate;
+                    if (algorithm == DistAlgorithm::a2d) {
+                        comm += log2_ceil(r) * (lc.alpha + lc.beta * bw) + log2_ceil(c) * (lr.alpha + lr.beta * cw);
                     } else {
-                        const double kj = double(ko[j + 1] - ko[j]);
-                        const double aw = double(ro[i + 1] - ro[i] + 1) * 8 + double(nnz[i][s]) * (sizeof(I) + sv);
-                        const double bw = double(co[s + 1] - co[s]) * kj * sv;
-                        compute += double(nnz[i][s]) * kj / rate;
-                        if (algorithm == DistAlgorithm::c2d) {
-                            comm += log2_ceil(c) * (lr.alpha + lr.beta * aw) +
-                                    log2_ceil(r) * (lc.alpha + lc.beta * bw);
-                        } else {
-                            const double get = model.message(topology.level_of(cell(i, j), cell(i, s % c)), aw) +
-                                               model.message(topology.level_of(cell(i, j), cell(s % r, j)), bw);
-                            comm += get;
-                            if (s == (i + j) % stages) first = get;
-                        }
+                        const double get = model.message(topology.level_of(g.cell(i, j), g.cell(s % r, j)), bw);
+                        comm += get + model.message(topology.level_of(g.cell(i, j), g.cell(i, s % c)), cw);
+                        if (s == (i + j) % stages) first = get;
+                    }
+                } else {
+                    const double kj = double(ko[j + 1] - ko[j]);
+                    const double aw = double(ro[i + 1] - ro[i] + 1) * 8 + double(nnz[i][s]) * (sizeof(I) + sv);
+                    const double bw = double(co[s + 1] - co[s]) * kj * sv;
+                    compute += double(nnz[i][s]) * kj / rate;
+                    if (algorithm == DistAlgorithm::c2d) {
+                        comm += log2_ceil(c) * (lr.alpha + lr.beta * aw) + log2_ceil(r) * (lc.alpha + lc.beta * bw);
+                    } else {
+                        const double get = model.message(topology.level_of(g.cell(i, j), g.cell(i, s % c)), aw) +
+                                           model.message(topology.level_of(g.cell(i, j), g.cell(s % r, j)), bw);
+                        comm += get;
+                        if (s == (i + j) % stages) first = get;
                     }
                 }
-                const bool async = algorithm == DistAlgorithm::a2d_async || algorithm == DistAlgorithm::c2d_async;
-                keep(compute, comm, async ? std::max(compute, comm) + first : compute + comm);
             }
-        return worst;
-    }
-    if (algorithm != DistAlgorithm::sm_direct && algorithm != DistAlgorithm::sm_hierarchical)
-        TESSEL_INVALID_INPUT("cost model", 0, "cannot predict " + std::string(dist::to_string(algorithm)));
+            slowest.keep(compute, comm, async ? std::max(compute, comm) + first : compute + comm);
+        }
+    return slowest.worst;
+}
+
+// Sender-multiplies: per data rank, its multiplies on its footprint, and the messages of its
+// reduction plan per minibatch (the last, global step overlapped with the next minibatch when
+// pipelined).
+template <typename V, typename I>
+CostPrediction predict_sender_multiplies(DistAlgorithm algorithm, const Csr<V, I>& a, size_type k,
+                                         const comm::Topology& topology, const MachineModel& model,
+                                         const DistSetupOptions& options) {
+    const double sv = sizeof(V), rate = model.spmm_rate;
+    Slowest slowest;
     const auto s = sender_multiplies_setup(a, k, topology, options.p_batch,
                                            algorithm == DistAlgorithm::sm_hierarchical, 0);
     size_type k_b = 0;
@@ -240,9 +271,26 @@ CostPrediction predict_dist_spmm(DistAlgorithm algorithm, const Csr<V, I>& a, si
         const double total = options.run.pipelined
                                  ? std::max(busy, global) + std::min(busy, global) / batches
                                  : busy + global;
-        keep(compute, local + global, total);
+        slowest.keep(compute, local + global, total);
     }
-    return worst;
+    return slowest.worst;
+}
+
+}  // namespace
+
+template <typename V, typename I>
+CostPrediction predict_dist_spmm(DistAlgorithm algorithm, const Csr<V, I>& a, size_type k,
+                                 const comm::Topology& topology, const MachineModel& model,
+                                 const DistSetupOptions& options) {
+    if (dist::uses_process_grid(algorithm)) {
+        const auto layout = grid_layout(algorithm, a, k, topology.ranks());
+        const GridCells g(layout, topology);
+        if (algorithm == DistAlgorithm::a15d) return predict_a15d(a, k, g, model);
+        return predict_staged_grid(algorithm, a, g, model);
+    }
+    if (algorithm != DistAlgorithm::sm_direct && algorithm != DistAlgorithm::sm_hierarchical)
+        TESSEL_INVALID_INPUT("cost model", 0, "cannot predict " + std::string(dist::to_string(algorithm)));
+    return predict_sender_multiplies(algorithm, a, k, topology, model, options);
 }
 
 template <typename V, typename I>

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include "apps/ccsd_abcd/dgemm_rate.hpp"
@@ -166,11 +167,8 @@ Timing run_dbcsr(const Problem& p, int dims0, int dims1, int repeat) {
 }
 #endif
 
-int run(int argc, char** argv) {
-    int rank = 0, ranks = 1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-    Args a;
+// Parses the command line into `a`; returns the exit code when the program should stop here.
+std::optional<int> parse_args(int argc, char** argv, int rank, Args& a) {
     CLI::App app{"tessel-bench-abcd: tessel-abcd (cpu) against libDBCSR on the same block-sparse problem"};
     app.option_defaults()->always_capture_default();
     app.add_option("--generator", a.generator, "synthetic or molecule")->check(CLI::IsMember({"synthetic", "molecule"}));
@@ -201,100 +199,155 @@ int run(int argc, char** argv) {
         if (rank == 0) app.exit(e);
         return e.get_exit_code();
     }
-    if (!a.json.empty()) io::check_writable(a.json, "--json");  // at start, not after the runs
-    Problem p;
-    MoleculeSummary mol;
-    if (!a.problem_file.empty()) {
-        p = load_problem(a.problem_file);
-    } else if (a.generator == "molecule") {
+    return std::nullopt;
+}
+
+// The problem of the command line: a file, else the generator with the seed.
+Problem make_problem(Args& a) {
+    if (!a.problem_file.empty()) return load_problem(a.problem_file);
+    if (a.generator == "molecule") {
         a.molecule.seed = a.seed;
-        p = molecule_problem(a.molecule, &mol);
-    } else {
-        a.synthetic.seed = a.seed;
-        p = synthetic_problem(a.synthetic);
+        MoleculeSummary mol;
+        return molecule_problem(a.molecule, &mol);
     }
-    const int threads = omp_get_max_threads();
+    a.synthetic.seed = a.seed;
+    return synthetic_problem(a.synthetic);
+}
+
+// tessel's plan for `ranks` (default budget 4 GiB per device).
+Plan make_plan(const Args& a, const Problem& p, int ranks) {
     InspectorOptions io;
     io.grid = ProcessGrid::parse(a.grid, ranks);
     io.refine_columns = a.column_assignment == "refined";
     io.device_memory = a.device_memory.empty() ? size_type(4) << 30 : parse_bytes(a.device_memory, "--device-memory");
     MPI_Barrier(MPI_COMM_WORLD);
-    const Plan plan = inspect(p, io);
-    const double inspector = max_over(MPI_COMM_WORLD, plan.seconds);
-    if (rank == 0) {
-        std::printf("problem: %s\n  M=%lld N=K=%lld, densities A %.3f B %.3f C %.3f, %.4g GFLOP, %lld tile GEMMs; %d rank(s) x %d thread(s)\n",
-                    p.description.c_str(), (long long)p.m(), (long long)p.n(), p.density_a(), p.density_b(),
-                    plan.product.c_shape.density(p.m_tiling, p.n_tiling), plan.product.flops * 1e-9,
-                    (long long)plan.product.gemms, ranks, threads);
-        std::fputs(plan.describe(false).c_str(), stdout);
-        std::fflush(stdout);
-    }
+    return inspect(p, io);
+}
+
+void print_problem(const Problem& p, const Plan& plan, int ranks, int threads) {
+    std::printf("problem: %s\n  M=%lld N=K=%lld, densities A %.3f B %.3f C %.3f, %.4g GFLOP, %lld tile GEMMs; %d rank(s) x %d thread(s)\n",
+                p.description.c_str(), (long long)p.m(), (long long)p.n(), p.density_a(), p.density_b(),
+                plan.product.c_shape.density(p.m_tiling, p.n_tiling), plan.product.flops * 1e-9,
+                (long long)plan.product.gemms, ranks, threads);
+    std::fputs(plan.describe(false).c_str(), stdout);
+    std::fflush(stdout);
+}
+
+// The machine's DGEMM rate in this run: every rank at once, rates summed.
+struct DgemmReference {
+    double best = 0, one_call = 0, concurrent = 0;
+};
+
+DgemmReference measure_dgemm_reference(size_type n, int threads) {
     MPI_Barrier(MPI_COMM_WORLD);
-    const DgemmRate d = measure_dgemm_rate(a.dgemm_size, threads);
+    const DgemmRate d = measure_dgemm_rate(n, threads);
     double rates[2] = {d.one_call, d.concurrent};
     MPI_Allreduce(MPI_IN_PLACE, rates, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    const double dgemm = std::max(rates[0], rates[1]);
-    const Timing ours = run_tessel(p, plan, rank, ranks, a.repeat);
-    tile_memory::trim();  // the buffers kept between tessel's repetitions, before DBCSR allocates
-    Timing peer;
-    bool have_peer = false;
+    return {std::max(rates[0], rates[1]), rates[0], rates[1]};
+}
+
+// libDBCSR on every grid asked for, the fastest kept; nothing when it is not built or skipped.
+std::optional<Timing> run_peer(const Args& a, const Problem& p, int rank, int ranks) {
 #ifdef TESSEL_BENCH_HAVE_DBCSR
-    if (!a.no_dbcsr) {
-        c_dbcsr_init_lib(MPI_COMM_WORLD, nullptr);
-        cpu::BlasThreads single(1);  // DBCSR threads with OpenMP; its BLAS calls run inside them
-        std::vector<std::pair<int, int>> grids;
-        if (a.dbcsr_grids == "all") {
-            for (int d = 1; d <= ranks; ++d)
-                if (ranks % d == 0) grids.emplace_back(d, ranks / d);
-        } else {
-            const ProcessGrid g = ProcessGrid::parse(a.dbcsr_grids, ranks);
-            grids.emplace_back(g.p, g.q);
-        }
-        for (auto [d0, d1] : grids) {
-            const Timing t = run_dbcsr(p, d0, d1, a.repeat);
-            if (rank == 0) std::printf("  DBCSR grid %dx%d: %.3f s\n", d0, d1, t.best);
-            if (t.best < peer.best) peer = t;
-        }
-        c_dbcsr_finalize_lib();
-        have_peer = true;
+    if (a.no_dbcsr) return std::nullopt;
+    Timing peer;
+    c_dbcsr_init_lib(MPI_COMM_WORLD, nullptr);
+    cpu::BlasThreads single(1);  // DBCSR threads with OpenMP; its BLAS calls run inside them
+    std::vector<std::pair<int, int>> grids;
+    if (a.dbcsr_grids == "all") {
+        for (int d = 1; d <= ranks; ++d)
+            if (ranks % d == 0) grids.emplace_back(d, ranks / d);
+    } else {
+        const ProcessGrid g = ProcessGrid::parse(a.dbcsr_grids, ranks);
+        grids.emplace_back(g.p, g.q);
     }
+    for (auto [d0, d1] : grids) {
+        const Timing t = run_dbcsr(p, d0, d1, a.repeat);
+        if (rank == 0) std::printf("  DBCSR grid %dx%d: %.3f s\n", d0, d1, t.best);
+        if (t.best < peer.best) peer = t;
+    }
+    c_dbcsr_finalize_lib();
+    return peer;
+#else
+    (void)a, (void)p, (void)rank, (void)ranks;
+    return std::nullopt;
 #endif
+}
+
+// Everything measured, for the table and the JSON.
+struct Results {
+    std::string label;
+    int ranks = 1, threads = 1;
+    double inspector = 0;
+    DgemmReference dgemm;
+    Timing ours;
+    std::optional<Timing> peer;
+};
+
+void print_table(const Results& r, size_type dgemm_size) {
+    const double our_rate = r.ours.flops / r.ours.best, peer_rate = r.peer ? r.peer->flops / r.peer->best : 0;
+    const double dgemm = r.dgemm.best;
+    std::printf("\n%-28s %5s %9s %8s %9s %7s %8s | %8s %9s %7s | %7s\n", "problem", "ranks", "GFLOP", "insp s", "tessel s",
+                "GFLOP/s", "%DGEMM", "DBCSR s", "GFLOP/s", "%DGEMM", "ratio");
+    std::printf("%-28s %2dx%-2d %9.1f %8.3f %9.3f %7.1f %7.1f%% | ", r.label.substr(0, 28).c_str(), r.ranks, r.threads,
+                r.ours.flops * 1e-9, r.inspector, r.ours.best, our_rate * 1e-9, 100 * our_rate / dgemm);
+    if (r.peer)
+        std::printf("%8.3f %9.1f %6.1f%% | %6.2fx\n", r.peer->best, peer_rate * 1e-9, 100 * peer_rate / dgemm,
+                    our_rate / peer_rate);
+    else
+        std::printf("%8s %9s %7s | %7s\n", "-", "-", "-", "-");
+    std::printf("DGEMM reference (n = %lld, all ranks at once): %.1f GFLOP/s (threaded calls %.1f, one single-threaded "
+                "call per core %.1f)\n",
+                (long long)dgemm_size, dgemm * 1e-9, r.dgemm.one_call * 1e-9, r.dgemm.concurrent * 1e-9);
+    if (r.peer)
+        std::printf("check: ||C||_F tessel %.12g, DBCSR %.12g (relative difference %.1e); flops tessel %.6g, DBCSR %.6g\n",
+                    r.ours.c_norm, r.peer->c_norm, std::abs(r.ours.c_norm - r.peer->c_norm) / r.peer->c_norm,
+                    r.ours.flops, r.peer->flops);
+}
+
+void write_json(const std::string& path, const Results& r, const Problem& p, const Plan& plan) {
+    const double our_rate = r.ours.flops / r.ours.best, peer_rate = r.peer ? r.peer->flops / r.peer->best : 0;
+    const double dgemm = r.dgemm.best;
+    nlohmann::json j;
+    j["machine"] = machine_description();
+    j["problem"] = {{"description", p.description}, {"label", r.label}, {"m", p.m()}, {"n", p.n()},
+                    {"density_a", p.density_a()}, {"density_b", p.density_b()}, {"flops", plan.product.flops}};
+    j["ranks"] = r.ranks;
+    j["threads_per_rank"] = r.threads;
+    j["dgemm_gflops"] = dgemm * 1e-9;
+    j["dgemm_threaded_call_gflops"] = r.dgemm.one_call * 1e-9;
+    j["dgemm_per_core_calls_gflops"] = r.dgemm.concurrent * 1e-9;
+    j["inspector_seconds"] = r.inspector;
+    j["tessel"] = {{"seconds", r.ours.best}, {"gflops", our_rate * 1e-9}, {"fraction_of_dgemm", our_rate / dgemm},
+                   {"grid", plan.grid.describe()}, {"c_norm", r.ours.c_norm}};
+    if (r.peer)
+        j["dbcsr"] = {{"seconds", r.peer->best}, {"gflops", peer_rate * 1e-9}, {"fraction_of_dgemm", peer_rate / dgemm},
+                      {"grid", r.peer->note}, {"c_norm", r.peer->c_norm}, {"flops", r.peer->flops}};
+    write_file_atomically(path, j.dump(2) + "\n");
+}
+
+int run(int argc, char** argv) {
+    int rank = 0, ranks = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    Args a;
+    if (const auto stop = parse_args(argc, argv, rank, a)) return *stop;
+    if (!a.json.empty()) io::check_writable(a.json, "--json");  // at start, not after the runs
+    const Problem p = make_problem(a);
+    Results r;
+    r.ranks = ranks;
+    r.threads = omp_get_max_threads();
+    const Plan plan = make_plan(a, p, ranks);
+    r.inspector = max_over(MPI_COMM_WORLD, plan.seconds);
+    if (rank == 0) print_problem(p, plan, ranks, r.threads);
+    r.dgemm = measure_dgemm_reference(a.dgemm_size, r.threads);
+    r.ours = run_tessel(p, plan, rank, ranks, a.repeat);
+    tile_memory::trim();  // the buffers kept between tessel's repetitions, before DBCSR allocates
+    r.peer = run_peer(a, p, rank, ranks);
     if (rank == 0) {
-        const double our_rate = ours.flops / ours.best, peer_rate = have_peer ? peer.flops / peer.best : 0;
-        const std::string label = a.label.empty() ? p.description : a.label;
-        std::printf("\n%-28s %5s %9s %8s %9s %7s %8s | %8s %9s %7s | %7s\n", "problem", "ranks", "GFLOP", "insp s", "tessel s",
-                    "GFLOP/s", "%DGEMM", "DBCSR s", "GFLOP/s", "%DGEMM", "ratio");
-        std::printf("%-28s %2dx%-2d %9.1f %8.3f %9.3f %7.1f %7.1f%% | ", label.substr(0, 28).c_str(), ranks, threads,
-                    ours.flops * 1e-9, inspector, ours.best, our_rate * 1e-9, 100 * our_rate / dgemm);
-        if (have_peer)
-            std::printf("%8.3f %9.1f %6.1f%% | %6.2fx\n", peer.best, peer_rate * 1e-9, 100 * peer_rate / dgemm,
-                        our_rate / peer_rate);
-        else
-            std::printf("%8s %9s %7s | %7s\n", "-", "-", "-", "-");
-        std::printf("DGEMM reference (n = %lld, all ranks at once): %.1f GFLOP/s (threaded calls %.1f, one single-threaded "
-                    "call per core %.1f)\n",
-                    (long long)a.dgemm_size, dgemm * 1e-9, rates[0] * 1e-9, rates[1] * 1e-9);
-        if (have_peer)
-            std::printf("check: ||C||_F tessel %.12g, DBCSR %.12g (relative difference %.1e); flops tessel %.6g, DBCSR %.6g\n",
-                        ours.c_norm, peer.c_norm, std::abs(ours.c_norm - peer.c_norm) / peer.c_norm, ours.flops, peer.flops);
-        if (!a.json.empty()) {
-            nlohmann::json j;
-            j["machine"] = machine_description();
-            j["problem"] = {{"description", p.description}, {"label", label}, {"m", p.m()}, {"n", p.n()},
-                            {"density_a", p.density_a()}, {"density_b", p.density_b()}, {"flops", plan.product.flops}};
-            j["ranks"] = ranks;
-            j["threads_per_rank"] = threads;
-            j["dgemm_gflops"] = dgemm * 1e-9;
-            j["dgemm_threaded_call_gflops"] = rates[0] * 1e-9;
-            j["dgemm_per_core_calls_gflops"] = rates[1] * 1e-9;
-            j["inspector_seconds"] = inspector;
-            j["tessel"] = {{"seconds", ours.best}, {"gflops", our_rate * 1e-9}, {"fraction_of_dgemm", our_rate / dgemm},
-                           {"grid", plan.grid.describe()}, {"c_norm", ours.c_norm}};
-            if (have_peer)
-                j["dbcsr"] = {{"seconds", peer.best}, {"gflops", peer_rate * 1e-9}, {"fraction_of_dgemm", peer_rate / dgemm},
-                              {"grid", peer.note}, {"c_norm", peer.c_norm}, {"flops", peer.flops}};
-            write_file_atomically(a.json, j.dump(2) + "\n");
-        }
+        r.label = a.label.empty() ? p.description : a.label;
+        print_table(r, a.dgemm_size);
+        if (!a.json.empty()) write_json(a.json, r, p, plan);
     }
     return 0;
 }

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -353,172 +354,200 @@ struct SymbolicInput {
     bool prefetch = false;
 };
 
+// Writes the columns of a packed word (a set of 32 columns) at dst.
+template <typename I>
+[[gnu::always_inline]] inline void expand_word(I set, std::uint32_t bits, I* dst) {
+    size_type n = 0;
+    while (bits) {
+        dst[n++] = static_cast<I>(set * 32 + std::countr_zero(bits));
+        bits &= bits - 1;
+    }
+}
+
+// Symbolic rows on B itself, a dense marker of k columns per thread.
+template <bool Fill, typename Op, typename I, typename Finish>
+void symbolic_plain_dense(const Op& op, const SymbolicInput<I>& in, size_type k, I* out, const size_type* row_ptr,
+                          const Finish& finish) {
+    using V = std::remove_cv_t<std::remove_pointer_t<decltype(op.aval)>>;
+    SpgemmMemoryPool pool(in.threads, k * sizeof(std::uint32_t));
+    struct State {
+        PoolChunk chunk;
+        DenseMarker marker;
+    };
+    for_each_row(
+        in.blocks, in.threads,
+        [&](size_type t) {
+            PoolChunk chunk(pool, t);
+            DenseMarker marker(chunk.as<std::uint32_t>(), k);
+            return std::unique_ptr<State>(new State{std::move(chunk), marker});
+        },
+        [op, out, row_ptr, &finish](State& s, size_type i) {
+            s.marker.begin_row();
+            I* dst = Fill ? out + row_ptr[i] : nullptr;
+            size_type n = 0;
+            const I* bcol = op.bcol;
+            for_each_b_row(op, i, [&](size_type fb, size_type fe, V) {
+                for (size_type f = fb; f < fe; ++f) {
+                    const I c = bcol[f];
+                    if (s.marker.insert(c)) {
+                        if constexpr (Fill) dst[n] = c;
+                        ++n;
+                    }
+                }
+            });
+            finish(i, n);
+        });
+}
+
+// Symbolic rows on B itself, a two-level hash table of columns per thread.
+template <bool Fill, typename Op, typename I, typename Finish>
+void symbolic_plain_hash(const Op& op, const SymbolicInput<I>& in, size_type k, I* out, const size_type* row_ptr,
+                         const Finish& finish) {
+    using V = std::remove_cv_t<std::remove_pointer_t<decltype(op.aval)>>;
+    using Table = TwoLevelHash<I, NoPayload>;
+    SpgemmMemoryPool l1_pool(in.threads, in.l1_slots * sizeof(typename Table::Slot));
+    size_type l2_slots = 0;
+    auto l2_pool = l2_pool_for<Table>(in.longest, in.l1_slots, in.threads, l2_slots);
+    struct State {
+        PoolChunk chunk;
+        Table table;
+    };
+    for_each_row(
+        in.blocks, in.threads,
+        [&](size_type t) {
+            PoolChunk chunk(l1_pool, t);
+            auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), in.l1_slots);
+            return std::unique_ptr<State>(new State{
+                std::move(chunk), Table(l1, in.l1_slots, l2_pool.get(), l2_slots, t)});
+        },
+        [op, out, row_ptr, k, &finish](State& s, size_type i) {
+            s.table.begin_row(std::min(row_insertions(op, i), k));
+            I* dst = Fill ? out + row_ptr[i] : nullptr;
+            size_type n = 0;
+            const I* bcol = op.bcol;
+            for_each_b_row(op, i, [&](size_type fb, size_type fe, V) {
+                for (size_type f = fb; f < fe; ++f) {
+                    bool fresh;
+                    s.table.insert(bcol[f], fresh);
+                    if (fresh) {
+                        if constexpr (Fill) dst[n] = bcol[f];
+                        ++n;
+                    }
+                }
+            });
+            s.table.end_row();
+            finish(i, n);
+        });
+}
+
+// Symbolic rows on B packed into bit sets, a dense array of words per thread.
+template <bool Fill, typename Op, typename I, typename Finish>
+void symbolic_packed_dense(const Op& op, const SymbolicInput<I>& in, size_type sets, I* out,
+                           const size_type* row_ptr, const Finish& finish) {
+    using V = std::remove_cv_t<std::remove_pointer_t<decltype(op.aval)>>;
+    const size_type touched = std::max<size_type>(1, std::min(in.longest, sets));
+    const size_type words_bytes = (sets * 4 + 63) / 64 * 64;
+    SpgemmMemoryPool pool(in.threads, words_bytes + touched * sizeof(I));
+    struct State {
+        PoolChunk chunk;
+        DenseBitsets<I> sets;
+    };
+    for_each_row(
+        in.blocks, in.threads,
+        [&](size_type t) {
+            PoolChunk chunk(pool, t);
+            auto* base = chunk.as<std::byte>();
+            DenseBitsets<I> bits(reinterpret_cast<std::uint32_t*>(base),
+                                 reinterpret_cast<I*>(base + words_bytes), sets);
+            return std::unique_ptr<State>(new State{std::move(chunk), bits});
+        },
+        [op, out, row_ptr, &finish](State& s, size_type i) {
+            const I* pset = op.bcol;
+            const std::uint32_t* pbits = op.bval;
+            for_each_b_row(op, i, [&](size_type fb, size_type fe, V) {
+                for (size_type f = fb; f < fe; ++f) s.sets.insert(pset[f], pbits[f]);
+            });
+            I* dst = Fill ? out + row_ptr[i] : nullptr;
+            size_type n = 0;
+            s.sets.drain([&](I set, std::uint32_t bits) {
+                if constexpr (Fill) expand_word(set, bits, dst + n);
+                n += std::popcount(bits);
+            });
+            finish(i, n);
+        });
+}
+
+// Symbolic rows on B packed into bit sets, a two-level hash table of words per thread.
+template <bool Fill, typename Op, typename I, typename Finish>
+void symbolic_packed_hash(const Op& op, const SymbolicInput<I>& in, size_type sets, I* out,
+                          const size_type* row_ptr, const Finish& finish) {
+    using V = std::remove_cv_t<std::remove_pointer_t<decltype(op.aval)>>;
+    using Table = TwoLevelHash<I, std::uint32_t>;
+    SpgemmMemoryPool l1_pool(in.threads, in.l1_slots * sizeof(typename Table::Slot));
+    size_type l2_slots = 0;
+    auto l2_pool = l2_pool_for<Table>(in.longest, in.l1_slots, in.threads, l2_slots);
+    struct State {
+        PoolChunk chunk;
+        Table table;
+    };
+    for_each_row(
+        in.blocks, in.threads,
+        [&](size_type t) {
+            PoolChunk chunk(l1_pool, t);
+            auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), in.l1_slots);
+            return std::unique_ptr<State>(
+                new State{std::move(chunk), Table(l1, in.l1_slots, l2_pool.get(), l2_slots, t)});
+        },
+        [op, out, row_ptr, sets, &finish](State& s, size_type i) {
+            s.table.begin_row(std::min(row_insertions(op, i), sets));
+            const I* pset = op.bcol;
+            const std::uint32_t* pbits = op.bval;
+            for_each_b_row(op, i, [&](size_type fb, size_type fe, V) {
+                for (size_type f = fb; f < fe; ++f) {
+                    bool fresh;
+                    auto* slot = s.table.insert(pset[f], fresh);
+                    slot->value = fresh ? pbits[f] : slot->value | pbits[f];
+                }
+            });
+            I* dst = Fill ? out + row_ptr[i] : nullptr;
+            size_type n = 0;
+            s.table.for_each([&](I set, std::uint32_t bits) {
+                if constexpr (Fill) expand_word(set, bits, dst + n);
+                n += std::popcount(bits);
+            });
+            s.table.end_row();
+            finish(i, n);
+        });
+}
+
 // One symbolic pass: the size of every row into count[i], and with Fill its columns into
-// out + row_ptr[i] (the boolean product).
+// out + row_ptr[i] (the boolean product), on B or its bit sets, with the chosen accumulator.
 template <bool Fill, bool Prefetch, typename V, typename I>
 void symbolic_pass(const Csr<V, I>& a, const Csr<V, I>& b, const SymbolicInput<I>& in,
                    size_type* count, I* out, const size_type* row_ptr, bool sort) {
-    const size_type k = b.cols();
-    const int threads = in.threads;
     auto finish = [count, out, row_ptr, sort](size_type i, size_type n) {
         count[i] = n;
         if constexpr (Fill)
             if (sort) std::sort(out + row_ptr[i], out + row_ptr[i] + n);
     };
-    // Writes the columns of a packed word.
-    auto expand = [](I set, std::uint32_t bits, I* dst) {
-        size_type n = 0;
-        while (bits) {
-            dst[n++] = static_cast<I>(set * 32 + std::countr_zero(bits));
-            bits &= bits - 1;
-        }
-    };
-
+    const bool dense = in.accumulator == SpgemmAccumulator::dense;
     if (in.packed == nullptr) {
         const Operands<Prefetch, V, I> op = operands<Prefetch>(a, b);
-        if (in.accumulator == SpgemmAccumulator::dense) {
-            SpgemmMemoryPool pool(threads, k * sizeof(std::uint32_t));
-            struct State {
-                PoolChunk chunk;
-                DenseMarker marker;
-            };
-            for_each_row(
-                in.blocks, threads,
-                [&](size_type t) {
-                    PoolChunk chunk(pool, t);
-                    DenseMarker marker(chunk.as<std::uint32_t>(), k);
-                    return std::unique_ptr<State>(new State{std::move(chunk), marker});
-                },
-                [op, out, row_ptr, &finish](State& s, size_type i) {
-                    s.marker.begin_row();
-                    I* dst = Fill ? out + row_ptr[i] : nullptr;
-                    size_type n = 0;
-                    const I* bcol = op.bcol;
-                    for_each_b_row(op, i, [&](size_type fb, size_type fe, V) {
-                        for (size_type f = fb; f < fe; ++f) {
-                            const I c = bcol[f];
-                            if (s.marker.insert(c)) {
-                                if constexpr (Fill) dst[n] = c;
-                                ++n;
-                            }
-                        }
-                    });
-                    finish(i, n);
-                });
-        } else {
-            using Table = TwoLevelHash<I, NoPayload>;
-            SpgemmMemoryPool l1_pool(threads, in.l1_slots * sizeof(typename Table::Slot));
-            size_type l2_slots = 0;
-            auto l2_pool = l2_pool_for<Table>(in.longest, in.l1_slots, threads, l2_slots);
-            struct State {
-                PoolChunk chunk;
-                Table table;
-            };
-            for_each_row(
-                in.blocks, threads,
-                [&](size_type t) {
-                    PoolChunk chunk(l1_pool, t);
-                    auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), in.l1_slots);
-                    return std::unique_ptr<State>(new State{
-                        std::move(chunk), Table(l1, in.l1_slots, l2_pool.get(), l2_slots, t)});
-                },
-                [op, out, row_ptr, k, &finish](State& s, size_type i) {
-                    s.table.begin_row(std::min(row_insertions(op, i), k));
-                    I* dst = Fill ? out + row_ptr[i] : nullptr;
-                    size_type n = 0;
-                    const I* bcol = op.bcol;
-                    for_each_b_row(op, i, [&](size_type fb, size_type fe, V) {
-                        for (size_type f = fb; f < fe; ++f) {
-                            bool fresh;
-                            s.table.insert(bcol[f], fresh);
-                            if (fresh) {
-                                if constexpr (Fill) dst[n] = bcol[f];
-                                ++n;
-                            }
-                        }
-                    });
-                    s.table.end_row();
-                    finish(i, n);
-                });
-        }
+        if (dense)
+            symbolic_plain_dense<Fill>(op, in, b.cols(), out, row_ptr, finish);
+        else
+            symbolic_plain_hash<Fill>(op, in, b.cols(), out, row_ptr, finish);
         return;
     }
-
     const BitsetRows<I>& p = *in.packed;
     const Operands<Prefetch, V, I, I, std::uint32_t> op{a.row_ptr().data(), a.col_idx().data(),
                                                         a.values().data(),  a.nnz(),
-                                              p.row_ptr.data(),   p.set.data(),
-                                              p.bits.data()};
-    const size_type sets = p.sets;
-    if (in.accumulator == SpgemmAccumulator::dense) {
-        const size_type touched = std::max<size_type>(1, std::min(in.longest, sets));
-        const size_type words_bytes = (sets * 4 + 63) / 64 * 64;
-        SpgemmMemoryPool pool(threads, words_bytes + touched * sizeof(I));
-        struct State {
-            PoolChunk chunk;
-            DenseBitsets<I> sets;
-        };
-        for_each_row(
-            in.blocks, threads,
-            [&](size_type t) {
-                PoolChunk chunk(pool, t);
-                auto* base = chunk.as<std::byte>();
-                DenseBitsets<I> bits(reinterpret_cast<std::uint32_t*>(base),
-                                     reinterpret_cast<I*>(base + words_bytes), sets);
-                return std::unique_ptr<State>(new State{std::move(chunk), bits});
-            },
-            [op, out, row_ptr, &expand, &finish](State& s, size_type i) {
-                const I* pset = op.bcol;
-                const std::uint32_t* pbits = op.bval;
-                for_each_b_row(op, i, [&](size_type fb, size_type fe, V) {
-                    for (size_type f = fb; f < fe; ++f) s.sets.insert(pset[f], pbits[f]);
-                });
-                I* dst = Fill ? out + row_ptr[i] : nullptr;
-                size_type n = 0;
-                s.sets.drain([&](I set, std::uint32_t bits) {
-                    if constexpr (Fill) expand(set, bits, dst + n);
-                    n += std::popcount(bits);
-                });
-                finish(i, n);
-            });
-    } else {
-        using Table = TwoLevelHash<I, std::uint32_t>;
-        SpgemmMemoryPool l1_pool(threads, in.l1_slots * sizeof(typename Table::Slot));
-        size_type l2_slots = 0;
-        auto l2_pool = l2_pool_for<Table>(in.longest, in.l1_slots, threads, l2_slots);
-        struct State {
-            PoolChunk chunk;
-            Table table;
-        };
-        for_each_row(
-            in.blocks, threads,
-            [&](size_type t) {
-                PoolChunk chunk(l1_pool, t);
-                auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), in.l1_slots);
-                return std::unique_ptr<State>(
-                    new State{std::move(chunk), Table(l1, in.l1_slots, l2_pool.get(), l2_slots, t)});
-            },
-            [op, out, row_ptr, sets, &expand, &finish](State& s, size_type i) {
-                s.table.begin_row(std::min(row_insertions(op, i), sets));
-                const I* pset = op.bcol;
-                const std::uint32_t* pbits = op.bval;
-                for_each_b_row(op, i, [&](size_type fb, size_type fe, V) {
-                    for (size_type f = fb; f < fe; ++f) {
-                        bool fresh;
-                        auto* slot = s.table.insert(pset[f], fresh);
-                        slot->value = fresh ? pbits[f] : slot->value | pbits[f];
-                    }
-                });
-                I* dst = Fill ? out + row_ptr[i] : nullptr;
-                size_type n = 0;
-                s.table.for_each([&](I set, std::uint32_t bits) {
-                    if constexpr (Fill) expand(set, bits, dst + n);
-                    n += std::popcount(bits);
-                });
-                s.table.end_row();
-                finish(i, n);
-            });
-    }
+                                                        p.row_ptr.data(),   p.set.data(),
+                                                        p.bits.data()};
+    if (dense)
+        symbolic_packed_dense<Fill>(op, in, p.sets, out, row_ptr, finish);
+    else
+        symbolic_packed_hash<Fill>(op, in, p.sets, out, row_ptr, finish);
 }
 
 // The symbolic phase, and with `fill` the columns of the boolean product as well.
@@ -612,6 +641,138 @@ SpgemmPlan symbolic(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions&
 
 // ---- numeric phase ---------------------------------------------------------------------
 
+// Fresh numeric rows with a dense array of positions per thread (pos[c]: where column c sits
+// in the current row of C, or -1). Sets `ok` false when a row does not have the plan's size.
+template <typename P, typename Op, typename V, typename I>
+void numeric_fresh_dense(const Op& op, const SpgemmPlan& plan, I* ccol, V* cval, std::atomic<bool>& ok) {
+    const size_type* rp = plan.row_ptr.data();
+    const size_type k = plan.cols;
+    const int threads = std::max(1, omp_get_max_threads());
+    const bool sort = plan.sort_columns;
+    const size_type longest = plan.max_row_nnz;
+    SpgemmMemoryPool pool(threads, k * sizeof(P));
+    struct State {
+        PoolChunk chunk;
+        P* pos;
+        std::vector<V> values;  // a row's values while its columns are sorted
+    };
+    for_each_row(
+        plan.row_blocks, threads,
+        [&](size_type t) {
+            PoolChunk chunk(pool, t);
+            P* pos = chunk.as<P>();
+            std::fill(pos, pos + k, P(-1));
+            auto s = std::unique_ptr<State>(new State{std::move(chunk), pos, {}});
+            if (sort) s->values.resize(static_cast<std::size_t>(longest));
+            return s;
+        },
+        [op, rp, ccol, cval, sort, k, &ok](State& s, size_type i) {
+            P* pos = s.pos;
+            I* oc = ccol + rp[i];
+            V* ov = cval + rp[i];
+            const size_type cap = rp[i + 1] - rp[i];
+            const I* bcol = op.bcol;
+            const V* bval = op.bval;
+            size_type n = 0;
+            bool fits = true;
+            for_each_b_row(op, i, [&](size_type fb, size_type fe, V av) {
+                for (size_type f = fb; f < fe; ++f) {
+                    const I c = bcol[f];
+                    const V x = av * bval[f];
+                    const P p = pos[c];
+                    if (p >= 0) {
+                        ov[p] += x;
+                    } else if (n < cap) {
+                        pos[c] = static_cast<P>(n);
+                        oc[n] = c;
+                        ov[n] = x;
+                        ++n;
+                    } else {
+                        fits = false;
+                    }
+                }
+            });
+            if (!fits || n != cap) ok.store(false, std::memory_order_relaxed);
+            if (sort && n > 1) {
+                V* tmp = s.values.data();
+                std::copy(ov, ov + n, tmp);
+                if (n * 8 > k) {
+                    // The row fills much of k: list its columns by a scan of pos.
+                    size_type t = 0;
+                    for (size_type c = 0; c < k; ++c)
+                        if (pos[c] >= 0) oc[t++] = static_cast<I>(c);
+                    for (t = 0; t < n; ++t) ov[t] = tmp[pos[oc[t]]];
+                } else {
+                    // Sort the columns alone; pos still maps each to its value.
+                    std::sort(oc, oc + n);
+                    for (size_type t = 0; t < n; ++t) ov[t] = tmp[pos[oc[t]]];
+                }
+            }
+            for (size_type t = 0; t < n; ++t) pos[oc[t]] = P(-1);
+        });
+}
+
+// Fresh numeric rows with a two-level hash table of positions per thread.
+template <typename P, typename Op, typename V, typename I>
+void numeric_fresh_hash(const Op& op, const SpgemmPlan& plan, I* ccol, V* cval, std::atomic<bool>& ok) {
+    const size_type* rp = plan.row_ptr.data();
+    const int threads = std::max(1, omp_get_max_threads());
+    const bool sort = plan.sort_columns;
+    const size_type longest = plan.max_row_nnz;
+    using Table = TwoLevelHash<I, P>;
+    const size_type l1_slots = std::max<size_type>(16, plan.hash_l1_slots);
+    SpgemmMemoryPool l1_pool(threads, l1_slots * sizeof(typename Table::Slot));
+    size_type l2_slots = 0;
+    auto l2_pool = l2_pool_for<Table>(longest, l1_slots, threads, l2_slots);
+    struct State {
+        PoolChunk chunk;
+        Table table;
+        std::vector<std::pair<I, V>> buffer;
+    };
+    for_each_row(
+        plan.row_blocks, threads,
+        [&](size_type t) {
+            PoolChunk chunk(l1_pool, t);
+            auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), l1_slots);
+            auto s = std::unique_ptr<State>(
+                new State{std::move(chunk), Table(l1, l1_slots, l2_pool.get(), l2_slots, t), {}});
+            if (sort) s->buffer.reserve(static_cast<std::size_t>(longest));
+            return s;
+        },
+        [op, rp, ccol, cval, sort, &ok](State& s, size_type i) {
+            I* oc = ccol + rp[i];
+            V* ov = cval + rp[i];
+            const size_type cap = rp[i + 1] - rp[i];
+            const I* bcol = op.bcol;
+            const V* bval = op.bval;
+            size_type n = 0;
+            bool fits = true;
+            s.table.begin_row(cap);
+            for_each_b_row(op, i, [&](size_type fb, size_type fe, V av) {
+                for (size_type f = fb; f < fe; ++f) {
+                    const I c = bcol[f];
+                    const V x = av * bval[f];
+                    bool fresh;
+                    auto* slot = s.table.insert(c, fresh);
+                    if (!fresh) {
+                        ov[slot->value] += x;
+                    } else if (n < cap) {
+                        slot->value = static_cast<P>(n);
+                        oc[n] = c;
+                        ov[n] = x;
+                        ++n;
+                    } else {
+                        slot->value = 0;  // keeps later products inside the row
+                        fits = false;
+                    }
+                }
+            });
+            if (!fits || n != cap) ok.store(false, std::memory_order_relaxed);
+            s.table.end_row();
+            if (sort) sort_row(oc, ov, n, s.buffer);
+        });
+}
+
 // Fresh numeric phase: columns and values of every row written at row_ptr[i], in the order
 // the accumulator meets them. P is the type of positions inside a row. Returns false when a
 // row does not have the plan's size.
@@ -619,129 +780,11 @@ template <typename P, bool Prefetch, typename V, typename I>
 bool numeric_fresh(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b, I* ccol,
                    V* cval) {
     const Operands<Prefetch, V, I> op = operands<Prefetch>(a, b);
-    const size_type* rp = plan.row_ptr.data();
-    const size_type k = plan.cols;
-    const int threads = std::max(1, omp_get_max_threads());
     std::atomic<bool> ok{true};
-    const bool sort = plan.sort_columns;
-    const size_type longest = plan.max_row_nnz;
-
-    if (plan.numeric_accumulator == SpgemmAccumulator::dense) {
-        // pos[c]: where column c sits in the current row of C, or -1.
-        SpgemmMemoryPool pool(threads, k * sizeof(P));
-        struct State {
-            PoolChunk chunk;
-            P* pos;
-            std::vector<V> values;  // a row's values while its columns are sorted
-        };
-        for_each_row(
-            plan.row_blocks, threads,
-            [&](size_type t) {
-                PoolChunk chunk(pool, t);
-                P* pos = chunk.as<P>();
-                std::fill(pos, pos + k, P(-1));
-                auto s = std::unique_ptr<State>(new State{std::move(chunk), pos, {}});
-                if (sort) s->values.resize(static_cast<std::size_t>(longest));
-                return s;
-            },
-            [op, rp, ccol, cval, sort, k, &ok](State& s, size_type i) {
-                P* pos = s.pos;
-                I* oc = ccol + rp[i];
-                V* ov = cval + rp[i];
-                const size_type cap = rp[i + 1] - rp[i];
-                const I* bcol = op.bcol;
-                const V* bval = op.bval;
-                size_type n = 0;
-                bool fits = true;
-                for_each_b_row(op, i, [&](size_type fb, size_type fe, V av) {
-                    for (size_type f = fb; f < fe; ++f) {
-                        const I c = bcol[f];
-                        const V x = av * bval[f];
-                        const P p = pos[c];
-                        if (p >= 0) {
-                            ov[p] += x;
-                        } else if (n < cap) {
-                            pos[c] = static_cast<P>(n);
-                            oc[n] = c;
-                            ov[n] = x;
-                            ++n;
-                        } else {
-                            fits = false;
-                        }
-                    }
-                });
-                if (!fits || n != cap) ok.store(false, std::memory_order_relaxed);
-                if (sort && n > 1) {
-                    V* tmp = s.values.data();
-                    std::copy(ov, ov + n, tmp);
-                    if (n * 8 > k) {
-                        // The row fills much of k: list its columns by a scan of pos.
-                        size_type t = 0;
-                        for (size_type c = 0; c < k; ++c)
-                            if (pos[c] >= 0) oc[t++] = static_cast<I>(c);
-                        for (t = 0; t < n; ++t) ov[t] = tmp[pos[oc[t]]];
-                    } else {
-                        // Sort the columns alone; pos still maps each to its value.
-                        std::sort(oc, oc + n);
-                        for (size_type t = 0; t < n; ++t) ov[t] = tmp[pos[oc[t]]];
-                    }
-                }
-                for (size_type t = 0; t < n; ++t) pos[oc[t]] = P(-1);
-            });
-    } else {
-        using Table = TwoLevelHash<I, P>;
-        const size_type l1_slots = std::max<size_type>(16, plan.hash_l1_slots);
-        SpgemmMemoryPool l1_pool(threads, l1_slots * sizeof(typename Table::Slot));
-        size_type l2_slots = 0;
-        auto l2_pool = l2_pool_for<Table>(longest, l1_slots, threads, l2_slots);
-        struct State {
-            PoolChunk chunk;
-            Table table;
-            std::vector<std::pair<I, V>> buffer;
-        };
-        for_each_row(
-            plan.row_blocks, threads,
-            [&](size_type t) {
-                PoolChunk chunk(l1_pool, t);
-                auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), l1_slots);
-                auto s = std::unique_ptr<State>(
-                    new State{std::move(chunk), Table(l1, l1_slots, l2_pool.get(), l2_slots, t), {}});
-                if (sort) s->buffer.reserve(static_cast<std::size_t>(longest));
-                return s;
-            },
-            [op, rp, ccol, cval, sort, &ok](State& s, size_type i) {
-                I* oc = ccol + rp[i];
-                V* ov = cval + rp[i];
-                const size_type cap = rp[i + 1] - rp[i];
-                const I* bcol = op.bcol;
-                const V* bval = op.bval;
-                size_type n = 0;
-                bool fits = true;
-                s.table.begin_row(cap);
-                for_each_b_row(op, i, [&](size_type fb, size_type fe, V av) {
-                    for (size_type f = fb; f < fe; ++f) {
-                        const I c = bcol[f];
-                        const V x = av * bval[f];
-                        bool fresh;
-                        auto* slot = s.table.insert(c, fresh);
-                        if (!fresh) {
-                            ov[slot->value] += x;
-                        } else if (n < cap) {
-                            slot->value = static_cast<P>(n);
-                            oc[n] = c;
-                            ov[n] = x;
-                            ++n;
-                        } else {
-                            slot->value = 0;  // keeps later products inside the row
-                            fits = false;
-                        }
-                    }
-                });
-                if (!fits || n != cap) ok.store(false, std::memory_order_relaxed);
-                s.table.end_row();
-                if (sort) sort_row(oc, ov, n, s.buffer);
-            });
-    }
+    if (plan.numeric_accumulator == SpgemmAccumulator::dense)
+        numeric_fresh_dense<P>(op, plan, ccol, cval, ok);
+    else
+        numeric_fresh_hash<P>(op, plan, ccol, cval, ok);
     return ok.load();
 }
 

@@ -1,0 +1,119 @@
+#include "apps/ccsd_abcd/driver_advice.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "apps/ccsd_abcd/driver_mpi.hpp"
+#include "apps/ccsd_abcd/executor.hpp"
+#include "apps/ccsd_abcd/inspector.hpp"
+#include "apps/ccsd_abcd/tile_memory.hpp"
+#include "apps/ccsd_abcd/tiling_advice.hpp"
+#include "apps/ccsd_abcd/tiling_candidates.hpp"
+#include "core/app/machine.hpp"
+#include "core/error.hpp"
+#include "core/timer.hpp"
+
+namespace tessel::abcd::driver {
+
+namespace {
+
+// The executor's wall time on `p` over every rank (max), as the run times it; an executor
+// error aborts the job as there.
+template <typename T>
+double measure_executor(const Problem& p, const InspectorOptions& io, Backend backend, MPI_Comm comm) {
+    const int rank = rank_of(comm), ranks = size_of(comm);
+    Plan plan = collective(comm, [&] { return inspect(p, io); });
+    TileStore<T> a_tiles = collective(comm, [&] { return make_local_a<T>(p, plan.grid, rank); });
+    ExecutorOptions eo;
+    eo.backend = backend;
+    eo.comm = ranks > 1 ? comm : MPI_COMM_NULL;
+    eo.rank = rank;
+    TileStore<T> c;
+    MPI_Barrier(comm);
+    Timer t;
+    try {
+        execute(p, plan, a_tiles, c, eo);
+    } catch (const Error& e) {
+        std::fprintf(stderr, "tessel-abcd: rank %d: %s\n", rank, e.message().c_str());
+        if (ranks > 1) MPI_Abort(comm, 1);
+        throw app::QuietExit{1};
+    }
+    MPI_Barrier(comm);
+    double seconds = t.seconds();
+    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+    tile_memory::trim();
+    return seconds;
+}
+
+// The candidates predicted (rank 0 holds the rate table), measured with --measure-candidates,
+// the table printed; returns the index of the recommended candidate (the same on every rank).
+template <typename T>
+std::size_t advise_tiling(const Args& a, std::vector<TilingCandidate>& candidates, const InspectorOptions& io,
+                          Backend backend, MPI_Comm comm, bool say) {
+    const int rank = rank_of(comm), ranks = size_of(comm);
+    const int workers = ranks * std::max(1, std::min(omp_get_max_threads(), cores_allowed()));
+    std::vector<TilingPrediction> predictions;
+    std::string note;
+    int recommended = collective(comm, [&] {
+        if (rank != 0) return 0;
+        GemmRateTable table;
+        if (a.rate_table.empty()) {
+            table = machine_rate_table(std::is_same_v<T, double>, a.calibrate, &note);
+        } else {
+            table = read_rate_table(a.rate_table);
+            note = "from " + a.rate_table;
+        }
+        for (const auto& c : candidates) predictions.push_back(predict_tiling(c.problem, table, workers, c.label, c.parameter));
+        return static_cast<int>(recommend_tiling(predictions));
+    });
+    MPI_Bcast(&recommended, 1, MPI_INT, 0, comm);
+    // Best of two runs each: on a shared machine one run can be disturbed by other processes.
+    if (a.measure_candidates)
+        for (std::size_t x = 0; x < candidates.size(); ++x) {
+            const double s = std::min(measure_executor<T>(candidates[x].problem, io, backend, comm),
+                                      measure_executor<T>(candidates[x].problem, io, backend, comm));
+            if (rank == 0) predictions[x].measured_seconds = s;
+        }
+    if (say) {
+        std::printf("tiling advice: GEMM rates per tile shape %s; %d worker(s) (ranks x threads)\n", note.c_str(), workers);
+        std::fputs(advice_table(predictions, static_cast<std::size_t>(recommended)).c_str(), stdout);
+        std::fflush(stdout);
+    }
+    return static_cast<std::size_t>(recommended);
+}
+
+}  // namespace
+
+template <typename T>
+bool apply_tiling_options(const Args& a, Problem& problem, const RunSetup& setup, MPI_Comm comm, bool say) {
+    if (a.advise_tiles || a.tiling == "auto") {
+        MoleculeOptions molecule = a.molecule;
+        molecule.seed = a.seed;
+        auto candidates = collective(comm, [&] {
+            return tiling_candidates(problem, a.generator == "molecule" ? &molecule : nullptr);
+        });
+        const std::size_t pick = advise_tiling<T>(a, candidates, setup.inspector, setup.backend, comm, say);
+        if (a.tiling != "auto") return false;
+        problem = std::move(candidates[pick].problem);
+        if (say) std::printf("tiling auto: running %s: %s\n", candidates[pick].label.c_str(), problem.description.c_str());
+    } else if (a.calibrate) {
+        const int rank = rank_of(comm);
+        std::string note;
+        collective(comm, [&] {
+            if (rank == 0) machine_rate_table(std::is_same_v<T, double>, true, &note);
+        });
+        if (say) std::printf("GEMM rate table %s\n", note.c_str());
+        return false;
+    }
+    return true;
+}
+
+template bool apply_tiling_options<double>(const Args&, Problem&, const RunSetup&, MPI_Comm, bool);
+template bool apply_tiling_options<float>(const Args&, Problem&, const RunSetup&, MPI_Comm, bool);
+
+}  // namespace tessel::abcd::driver
