@@ -25,10 +25,8 @@ cmake -S "$root/fuzz" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_C_COMPILER
 cmake --build "$build" -j "${TESSEL_JOBS:-2}" > "$build.build.log" 2>&1 || {
   grep -E -A3 'error' "$build.build.log" | head -40 >&2; exit 1; }
 fuzzers=("$@")
-# abcd_grid is left out of the default list until the --grid overflow of issue 14 (item 2) is
-# fixed in apps/ccsd_abcd/process_grid.cpp: its reproducer is fuzz/regressions/abcd_grid/.
-[ ${#fuzzers[@]} -eq 0 ] && fuzzers=(matrix_market graph_challenge_layer graph_challenge_categories memxct_raw byte_size data_exchange
-                                     xct_checkpoint spdnn_cache abcd_problem_file)
+[ ${#fuzzers[@]} -eq 0 ] && fuzzers=(matrix_market graph_challenge_layer graph_challenge_categories memxct_raw byte_size abcd_grid
+                                     data_exchange xct_checkpoint spdnn_cache abcd_problem_file)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/fuzz/lsan.supp:print_suppressions=0}
 export OMP_NUM_THREADS=1
