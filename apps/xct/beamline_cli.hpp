@@ -9,6 +9,7 @@
 #include <limits>
 #include <string>
 
+#include "core/app/cli_checks.hpp"
 #include "apps/xct/center_search.hpp"
 #include "apps/xct/fbp_filter.hpp"
 #include "apps/xct/reconstruct.hpp"
@@ -24,6 +25,9 @@ struct BeamlineOptions {
     /// --center, --center-slice, --center-search, --no-flat, --theta-units, --remove-stripes,
     /// --stripe-size.
     void add_input_options(CLI::App& app, ReconstructOptions& o) {
+        app.add_option("--channels", o.input.channels,
+                       "Raw sinogram: channels per projection (default: from the file size, checked against the data)")
+            ->check(tessel::app::at_least(1));
         app.add_option("--center", center,
                        "Rotation centre in detector columns (edges at 0..columns; default columns/2), or auto: found "
                        "from the data (Vo et al. 2014) for every slice (searched near the middle slice's)");

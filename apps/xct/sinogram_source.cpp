@@ -8,6 +8,7 @@
 #include "apps/xct/center_finding.hpp"
 #include "apps/xct/phantom.hpp"
 #include "core/error.hpp"
+#include "apps/xct/raw_shape.hpp"
 #include "io/memxct_raw.hpp"
 
 namespace tessel::xct {
@@ -91,16 +92,10 @@ SinogramSource::SinogramSource(const InputOptions& options) : options_(options) 
     case InputKind::raw: {
         const auto theta = io::read_theta(options.theta_path);
         g.theta.assign(theta.begin(), theta.end());
-        const size_type slices = options.num_slices > 0 ? options.num_slices : 1;
-        std::error_code ec;
-        const auto bytes = std::filesystem::file_size(options.path, ec);
-        if (ec) TESSEL_INVALID_INPUT(options.path, 0, "cannot open: " + ec.message());
-        const size_type per_channel = slices * g.num_theta() * 4;
-        if (bytes == 0 || bytes % per_channel != 0)
-            TESSEL_INVALID_INPUT(options.path, 0,
-                                 std::to_string(bytes) + " bytes are not " + std::to_string(slices) + " slice(s) x " +
-                                     std::to_string(g.num_theta()) + " angles x whole channels of float32");
-        g.num_rho = static_cast<size_type>(bytes) / per_channel;
+        const RawShape shape =
+            raw_shape(options.path, options.theta_path, g.num_theta(), options.num_slices, options.channels);
+        const size_type slices = shape.slices;
+        g.num_rho = shape.channels;
         info_.available = slices;
         info_.input_bytes_per_slice = g.num_theta() * g.num_rho * 4;
         name = options.path;

@@ -28,6 +28,7 @@ struct InputOptions {
     /// raw: slices in a slice-major file (0: one); phantom: slices of the 3-D phantom (0: one,
     /// the 2-D phantom).
     size_type num_slices = 0;
+    size_type channels = 0;  // raw: channels per projection (0: from the file size, cross-checked)
     size_type phantom_size = 0;
     size_type angles = 0;  // phantom: angles over [0, π) (0: 3N/2)
     double noise = 0;      // phantom: incident photons per ray for Poisson noise (0: none)

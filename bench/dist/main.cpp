@@ -16,6 +16,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/app/cli_checks.hpp"
 #include "bench/common/cpu_load.hpp"
 #include "bench/common/table.hpp"
 #include "bench/dist/bench_matrix.hpp"
@@ -260,7 +261,8 @@ int run(int argc, char** argv) {
     app.add_option("--topology", o.topology,
                    "auto (hwloc + MPI) or a spec, outermost first, e.g. node=2,socket=2")
         ->capture_default_str();
-    app.add_option("--k", o.ks, "Columns of B and C (several allowed)")->delimiter(',')->capture_default_str();
+    app.add_option("--k", o.ks, "Columns of B and C (several allowed)")->delimiter(',')->capture_default_str()
+        ->check(tessel::app::at_least(1));
     app.add_option("--dist-algo", o.algorithms,
                    "all | auto | comma list of 1.5d-a, 2d-a, 2d-c, 2d-a-async, 2d-c-async, sm-direct, sm-hier")
         ->capture_default_str();
@@ -286,7 +288,7 @@ int run(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return rank() == 0 ? app.exit(e) : (e.get_exit_code() == 0 ? 0 : 1);
+        return tessel::app::parse_failure(app, e, "tessel-bench-dist", rank() == 0);
     }
     if (o.reps < 1) TESSEL_INVALID_INPUT("--reps", 0, "must be at least 1");
     if (o.backend == "cuda" && !cuda::device_available())
@@ -479,6 +481,7 @@ int main(int argc, char** argv) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     try {
         status = tessel::bench::run(argc, argv);
+        everywhere = true;  // a status returned (bad options) is the same on every rank
     } catch (const tessel::InvalidInput& e) {
         // Bad options or input files are seen alike by every rank.
         if (rank == 0) std::fprintf(stderr, "tessel-bench-dist: %s\n", e.message().c_str());

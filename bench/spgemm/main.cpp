@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/app/cli_checks.hpp"
 #include "bench/common/cpu_load.hpp"
 #include "bench/common/table.hpp"
 #include "bench/spgemm/peers.hpp"
@@ -408,7 +409,7 @@ int main(int argc, char** argv) {
     app.add_option("--powerlaw-mean", o.powerlaw_mean, "power-law mean entries per row");
     app.add_option("--threads", o.threads, "OpenMP threads for tessel and GraphBLAS (0: default)");
     app.add_option("--repeat", o.repeat, "timed runs per implementation (after one warm-up)")
-        ->check(CLI::PositiveNumber);
+        ->check(tessel::app::at_least(1));
     app.add_flag("--index64", o.index64, "64-bit column indices (default 32-bit)");
     app.add_flag("!--no-sorted", o.sorted, "skip the sorted-output tessel run");
     app.add_flag("!--no-peers", o.peers, "skip GraphBLAS and Eigen");

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "core/app/cli_checks.hpp"
 #include "bench/common/cpu_load.hpp"
 #include "core/app/machine.hpp"
 #include "bench/common/stream.hpp"
@@ -429,14 +430,14 @@ int run(int argc, char** argv) {
         ->capture_default_str();
     app.add_option("--k", o.ks, "Right-hand-side counts K (comma separated)")->capture_default_str()
         ->delimiter(',')
-        ->check(CLI::PositiveNumber);
+        ->check(tessel::app::at_least(1));
     app.add_option("--precision", o.precisions, "Value types (comma separated)")->capture_default_str()
         ->delimiter(',')
         ->check(CLI::IsMember({"float", "double"}));
     app.add_option("--threads", o.threads, "Threads for tessel and every peer (default: OpenMP's)")
-        ->check(CLI::PositiveNumber);
+        ->check(tessel::app::at_least(1));
     app.add_option("--repeat", o.repeat, "Timed runs after one warm-up; the median is reported")->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(tessel::app::at_least(1));
     app.add_option("--json", o.json, "Write every row, the comparisons and the machine here");
     const auto names = available_kernel_names();
     std::string all;
@@ -466,7 +467,7 @@ int run(int argc, char** argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-        return app.exit(e);
+        return tessel::app::parse_failure(app, e, "tessel-bench-spmm");
     }
     (void)quick;
     if (o.quick) {
