@@ -6,7 +6,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "core/formats/tiled_ell_layout.hpp"
@@ -77,6 +80,28 @@ void walk_run(const TiledEll<V, I>& a, size_type first_block, size_type last_blo
     }
 }
 
+// Calls visit(row of A, column of A, value) for the entries of blocks [first_block, last_block)
+// in storage order (rows interleaved within a block): no decoding, for passes that need no order.
+template <typename V, typename I, typename Visit>
+void walk_stored(const TiledEll<V, I>& a, size_type first_block, size_type last_block, Visit&& visit) {
+    constexpr size_type w = TiledEll<V, I>::warp_size;
+    const size_type warps = a.warps_per_block();
+    for (size_type b = first_block; b < last_block; ++b) {
+        const size_type r0 = b * a.config.block_rows;
+        for (size_type s = a.buffdispl[b]; s < a.buffdispl[b + 1]; ++s) {
+            const I* map = a.map.data() + a.mapdispl[s];
+            for (size_type wi = 0; wi < warps; ++wi) {
+                const size_type lanes = std::min(w, a.rows - r0 - wi * w);
+                for (size_type m = a.warpdispl[s * warps + wi]; m < a.warpdispl[s * warps + wi + 1]; ++m)
+                    for (size_type lane = 0; lane < lanes; ++lane) {
+                        const V v = a.values[m * w + lane];
+                        if (v != V{0}) visit(b, static_cast<I>(r0 + wi * w + lane), map[a.index[m * w + lane]], v);
+                    }
+            }
+        }
+    }
+}
+
 }  // namespace
 
 template <typename V, typename I>
@@ -88,22 +113,43 @@ TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig
     const int threads = std::max(1, omp_get_max_threads());
     const std::vector<size_type> run = thread_runs(a, threads);
 
-    // Pass 1: per thread and block of Aᵀ, the rows of A that meet it, ascending.
+    // Pass 1: per thread and block of Aᵀ, the rows of A that meet it, ascending: a bit per
+    // (block of Aᵀ, row of A's current block), emptied in order after each block of A.
     std::vector<std::vector<std::vector<I>>> rows_of(static_cast<std::size_t>(threads));
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num();
         auto& mine = rows_of[t];
         mine.resize(static_cast<std::size_t>(blocks));
-        std::vector<I> last(static_cast<std::size_t>(blocks), I(-1));
-        RowBlock<V, I> block;
-        walk_run(a, run[t], run[t + 1], block, [&](I row, I col, V) {
-            const size_type p = col / br;
-            if (last[p] != row) {
-                last[p] = row;
-                mine[p].push_back(row);
+        const size_type words = (a.config.block_rows + 63) / 64;
+        std::vector<std::uint64_t> bits(static_cast<std::size_t>(blocks * words), 0);
+        std::vector<size_type> touched;
+        std::vector<char> listed(static_cast<std::size_t>(blocks), 0);
+        size_type current = -1;
+        auto flush = [&]() {
+            const size_type r0 = current * a.config.block_rows;
+            std::sort(touched.begin(), touched.end());
+            for (const size_type p : touched) {
+                listed[p] = 0;
+                for (size_type k = 0; k < words; ++k)
+                    for (std::uint64_t word = std::exchange(bits[p * words + k], 0); word; word &= word - 1)
+                        mine[p].push_back(static_cast<I>(r0 + k * 64 + std::countr_zero(word)));
             }
+            touched.clear();
+        };
+        walk_stored(a, run[t], run[t + 1], [&](size_type b, I row, I col, V) {
+            if (b != current) {
+                if (current >= 0) flush();
+                current = b;
+            }
+            const size_type p = col / br, r = row - current * a.config.block_rows;
+            if (!listed[p]) {
+                listed[p] = 1;
+                touched.push_back(p);
+            }
+            bits[p * words + r / 64] |= std::uint64_t(1) << (r % 64);
         });
+        if (current >= 0) flush();
     }
     // Where each thread's rows start among a block's distinct columns, and the stages.
     std::vector<size_type> distinct(static_cast<std::size_t>(blocks), 0), stage_at(static_cast<std::size_t>(blocks + 1), 0);
@@ -116,7 +162,7 @@ TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig
         stage_at[p + 1] = stage_at[p] + detail::stages_for(distinct[p], be);
     }
 
-    // Passes 2 and 3 walk the same entries: the rank of A's row among the block's distinct
+    // Pass 3 walks the entries row by row: the rank of A's row among the block's distinct
     // columns is a cursor into the thread's own list.
     auto walk_ranked = [&](int t, RowBlock<V, I>& block, auto&& visit) {
         std::vector<size_type> cursor(static_cast<std::size_t>(blocks), 0);
@@ -129,16 +175,29 @@ TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig
             visit(p, s, rank - s * be, col - p * br, v);
         });
     };
-    // Pass 2: entries per (row of Aᵀ, stage) and thread.
+    // Pass 2: entries per (row of Aᵀ, stage) and thread, in storage order: the stage of a row
+    // of A is found among the first rows of the block's stages (a few).
     const std::size_t keys = static_cast<std::size_t>(stage_at.back() * br);
+    std::vector<I> first_row_of_stage(static_cast<std::size_t>(stage_at.back()));
+    for (size_type p = 0; p < blocks; ++p)
+        for (size_type s = 0; s < stage_at[p + 1] - stage_at[p]; ++s) {
+            size_type rank = s * be;  // the rank-th distinct row, found in its thread's list
+            int u = 0;
+            while (u + 1 < threads && base[u + 1][p] <= rank) ++u;
+            first_row_of_stage[stage_at[p] + s] =
+                rank < distinct[p] ? rows_of[u][p][rank - base[u][p]] : std::numeric_limits<I>::max();
+        }
     std::vector<std::vector<std::uint32_t>> count(static_cast<std::size_t>(threads));
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num();
-        count[t].assign(keys, 0);
-        RowBlock<V, I> block;
-        walk_ranked(t, block, [&](size_type p, size_type s, size_type, size_type r, V) {
-            ++count[t][(stage_at[p] + s) * br + r];
+        auto& mine = count[t];
+        mine.assign(keys, 0);
+        walk_stored(a, run[t], run[t + 1], [&](size_type, I row, I col, V) {
+            const size_type p = col / br;
+            size_type s = stage_at[p];
+            while (s + 1 < stage_at[p + 1] && first_row_of_stage[s + 1] <= row) ++s;
+            ++mine[s * br + (col - p * br)];
         });
     }
     // Widths per (stage, warp); the counters become each thread's first slot per key.
