@@ -22,6 +22,9 @@ SpmmOperatorConfig operator_config(const ProjectorOptions& options) {
     config.format = options.kernel == Kernel::csr ? SparseFormat::csr : SparseFormat::tiled_ell;
     config.tiles = options.tiles;
     config.register_factor = options.register_factor;
+    config.half_values = options.half_values;
+    if (options.half_values && options.kernel == Kernel::csr)
+        TESSEL_INVALID_INPUT("--precision", 0, "mixed keeps the operator in tiled ELL; drop --kernel csr");
     return config;
 }
 

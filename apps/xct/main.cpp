@@ -78,8 +78,10 @@ int run(int argc, char** argv) {
     app.add_option("--tol", o.solver.tol, "Stop a slice when its relative residual drops below this (0: never)")
         ->capture_default_str();
     app.add_flag("--nonneg", o.solver.nonneg, "SIRT: keep the image non-negative");
-    app.add_option("--precision", precision, "single (fp32 storage, fp64 scalars) or double")
-        ->check(CLI::IsMember({"single", "double"}))
+    app.add_option("--precision", precision,
+                   "single (fp32 storage, fp64 scalars), double, or mixed (the operator's values in fp16, "
+                   "vectors and sums in fp32)")
+        ->check(CLI::IsMember({"single", "double", "mixed"}))
         ->capture_default_str();
 
     app.add_option("--order", order, "Domain order: hilbert (MemXCT) or natural")
@@ -214,6 +216,7 @@ int run(int argc, char** argv) {
         beamline.apply(o, solver);
         o.solver.algorithm = o.fbp ? Algorithm::cgls : parse_algorithm(solver);
         o.double_precision = precision == "double";
+        o.projector.half_values = precision == "mixed";
         o.order = parse_domain_order(order);
         o.projector.kernel = parse_kernel(kernel);
         o.projector.backend = parse_backend(backend);

@@ -19,7 +19,8 @@ double MemoryEstimate::total() const { return std::max(build_peak, matrices + ve
 
 MemoryEstimate estimate_memory(const MemoryPlan& p) {
     MemoryEstimate e;
-    const double v = double(p.value_bytes), x = double(p.vector_bytes);
+    const double x = double(p.value_bytes);  // vectors
+    const double v = p.stored_value_bytes ? double(p.stored_value_bytes) : x;  // the operator's values
     const double nnz_rank = double(p.nnz) / double(std::max(1, p.p_data));
     const double pixels = double(p.pixels) / double(p.p_data), rays = double(p.rays) / double(p.p_data);
     // The build's CSR (data ranks) holds values in the vectors' precision.
@@ -34,8 +35,10 @@ MemoryEstimate estimate_memory(const MemoryPlan& p) {
         // Sender-multiplies: CSR blocks exchanged and transposed before the local operators.
         e.build_peak = 2 * one + 2 * csr + double(p.pixels) * 16.0;
     } else if (p.kernel != Kernel::csr) {
-        // The lean build: tiled A, then tiled Aᵀ made from it (its maps held twice meanwhile).
-        e.build_peak = 2 * one + map;
+        // The lean build: tiled A, then tiled Aᵀ made from it (its maps held twice meanwhile),
+        // both in the vectors' precision; mixed then moves each one's values to half.
+        const double built = nnz_rank * (1.0 + padding) * (2.0 + x) + map;
+        e.build_peak = 2 * built + map + (v < x ? nnz_rank * (1.0 + padding) * v : 0.0);
     } else {
         e.build_peak = 2 * one + csr + double(p.pixels) * 8.0 * 2;
     }
@@ -48,7 +51,7 @@ MemoryEstimate estimate_memory(const MemoryPlan& p) {
               + round * (double(p.rays) * (4.0 + x) + double(p.input_bytes_per_slice)) // inputs
               + round * (3.0 * double(p.pixels) + double(p.rays)) * x;                // gathered state
     e.process = process_bytes;
-    e.items = {{"A (" + std::string(to_string(p.kernel)) + ", " + std::to_string(p.value_bytes) + "-byte values)", one},
+    e.items = {{"A (" + std::string(to_string(p.kernel)) + ", " + std::to_string(static_cast<size_type>(v)) + "-byte values)", one},
                {"A^T", one},
                {"build peak", e.build_peak},
                {"solver vectors and buffers (" + std::to_string(p.k) + " slices)", e.vectors},

@@ -16,8 +16,8 @@ namespace tessel::xct {
 struct MemoryPlan {
     size_type nnz = 0;            // nonzeros of A (an upper bound from estimate_nnz)
     size_type pixels = 0, rays = 0;
-    size_type value_bytes = 4;    // bytes of one stored value of A: 2 (mixed), 4 or 8
-    size_type vector_bytes = 4;   // bytes of one entry of the solver's vectors: 4 or 8
+    size_type value_bytes = 4;    // the solver's vectors: float or double
+    size_type stored_value_bytes = 0;  // a value in the finished operator (2: mixed; 0: value_bytes)
     bool hilbert = true;          // Hilbert order (less padding, more reuse than natural)
     Kernel kernel = Kernel::tiled_ell;
     int p_data = 1;               // data ranks sharing A

@@ -74,6 +74,7 @@ struct ProjectorOptions {
     TiledEllConfig tiles{256, 4096};
     Backend backend = Backend::cpu;
     int register_factor = 0;  // 0: chosen from K
+    bool half_values = false;  // --precision mixed: A's and Aᵀ's values in IEEE half (tiled ELL)
 };
 
 /// The core operator configuration these options ask for.

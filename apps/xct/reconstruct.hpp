@@ -36,7 +36,7 @@ struct ReconstructOptions {
     std::optional<CenterTrials> center_search;  // --center-search A:B:STEP (gallery in png_dir)
     bool remove_stripes = false;  // --remove-stripes (Vo et al. 2018, sorting)
     size_type stripe_size = 0;    // its median window across channels (0: 1% of them, at least 5)
-    bool double_precision = false;
+    bool double_precision = false;  // --precision double; mixed is projector.half_values
     DomainOrder order = DomainOrder::hilbert;
     size_type tile = 32;  // Hilbert tile (power of two)
     ProjectorOptions projector;
@@ -70,6 +70,11 @@ struct ReconstructOptions {
     bool quiet = false;
     bool verbose = false;
 };
+
+/// "single", "double" or "mixed", as --precision says it.
+inline const char* precision_name(const ReconstructOptions& o) {
+    return o.double_precision ? "double" : (o.projector.half_values ? "mixed" : "single");
+}
 
 struct ReconstructResult {
     bool dry_run = false;

@@ -75,7 +75,7 @@ void open_checkpoint(RunContext<V>& c) {
                      {"solver", method_name(o)},
                      {"iterations", o.solver.iterations},
                      {"nonneg", o.solver.nonneg},
-                     {"precision", sizeof(V) == 8 ? "double" : "single"},
+                     {"precision", precision_name(o)},
                      {"noise", o.input.noise},
                      {"seed", o.input.seed}};
     double theta_sum = 0;

@@ -89,7 +89,7 @@ void write_images(RunContext<V>& c, const ReconstructResult& result) {
     attributes.first_slice = info.first_slice;
     attributes.extra = {{"input", info.description},
                         {"geometry", g.describe()},
-                        {"precision", sizeof(V) == 8 ? "double" : "single"},
+                        {"precision", precision_name(o)},
                         {"order", std::string(to_string(o.order))},
                         {"tol", o.solver.tol},
                         {"nonneg", o.solver.nonneg},
@@ -127,7 +127,7 @@ void fill_metrics(RunContext<V>& c, ReconstructResult& result, const Totals& tot
                    {"iterations", result.iterations},
                    {"tol", o.solver.tol},
                    {"nonneg", o.solver.nonneg},
-                   {"precision", sizeof(V) == 8 ? "double" : "single"}};
+                   {"precision", precision_name(o)}};
     m["residuals"] = result.residuals;
     m["ranks"] = {{"total", c.world_size}, {"data", c.plan.p_data}, {"batch", c.plan.p_batch}, {"topology", o.topology}};
     m["batch_slices"] = c.k();

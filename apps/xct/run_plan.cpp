@@ -45,7 +45,7 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
     m.pixels = info.geometry.num_pixels();
     m.rays = info.geometry.num_rays();
     m.value_bytes = o.double_precision ? 8 : 4;
-    m.vector_bytes = o.double_precision ? 8 : 4;
+    m.stored_value_bytes = o.projector.half_values ? 2 : m.value_bytes;
     m.hilbert = o.order == DomainOrder::hilbert;
     m.kernel = o.projector.kernel;
     m.slices = info.slices;
@@ -134,8 +134,8 @@ std::string data_ranks_needed(MemoryPlan m, double limit) {
     const char* names[] = {"single", "mixed (fp16 values)", "double"};
     const size_type value_bytes[] = {4, 2, 8}, vector_bytes[] = {4, 4, 8};
     for (int i = 0; i < 3; ++i) {
-        m.value_bytes = value_bytes[i];
-        m.vector_bytes = vector_bytes[i];
+        m.stored_value_bytes = value_bytes[i];
+        m.value_bytes = vector_bytes[i];
         const int need = min_data_ranks(m, limit);
         out << (i ? ", " : " ") << names[i] << " " << (need > 0 ? std::to_string(need) : std::string("none fits"));
     }
@@ -163,7 +163,7 @@ void plan_run(RunContext<V>& c, ReconstructResult& result) {
     log << "  " << c.world_size << " rank(s): " << c.plan.p_data << " data x " << c.plan.p_batch << " batch, "
         << c.plan.k << " slice(s) per batch, " << c.rounds() << " round(s); " << method_name(o);
     if (!o.fbp) log << ", " << o.solver.iterations << " iterations";
-    log << ", " << (sizeof(V) == 8 ? "double" : "single") << " precision, " << to_string(o.order) << " order\n";
+    log << ", " << precision_name(o) << " precision, " << to_string(o.order) << " order\n";
     log << "memory estimate (nnz(A) <= " << c.nnz_bound << "):\n" << estimate_text(c.plan.estimate, c.limit);
     if (!c.plan.does_not_fit.empty()) log << "does not fit: " << c.plan.does_not_fit << "\n";
     if (o.dry_run) log << data_ranks_needed(c.plan.memory, c.limit) << "\n";

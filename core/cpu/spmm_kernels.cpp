@@ -89,10 +89,10 @@ inline void row_tile_sum(const I* col, const V* val, size_type begin, size_type 
 template <int R, typename V>
 inline void store_row_tile(V* crow, V* acc, const Epilogue<V>& ep, bool streaming) {
     if (streaming && (R * sizeof(V)) % detail::cache_line == 0) {
-        for (int k = 0; k < R; ++k) acc[k] = ep.apply(acc[k]);
+        for (int k = 0; k < R; ++k) acc[k] = ep.apply(acc[k], crow[k]);
         detail::stream_lines(crow, acc, R * sizeof(V));
     } else {
-        for (int k = 0; k < R; ++k) crow[k] = ep.apply(acc[k]);
+        for (int k = 0; k < R; ++k) crow[k] = ep.apply(acc[k], crow[k]);
     }
 }
 
@@ -208,6 +208,37 @@ MergeCoord merge_path_search(size_type d, const size_type* row_end, size_type ro
     return {lo, d - lo};
 }
 
+// The row whose partial sum part p carries out to later parts (-1: none): the part ends inside it.
+std::vector<size_type> merge_carry_rows(const std::vector<MergeCoord>& bounds, const size_type* rp, size_type rows) {
+    std::vector<size_type> carry_row(bounds.size() - 1, -1);
+    for (std::size_t p = 0; p + 1 < bounds.size(); ++p) {
+        const MergeCoord from = bounds[p], to = bounds[p + 1];
+        if (to.row < rows && to.nz > std::max(rp[to.row], from.nz)) carry_row[p] = to.row;
+    }
+    return carry_row;
+}
+
+// Adds the carries to their rows in order, then applies the epilogue once per such row, with
+// the row's value before the call (`before`, one row of k per part; read only when beta != 0).
+template <typename V>
+void merge_fix_up(const std::vector<size_type>& carry_row, const V* carry, const V* before, DenseView<V> c,
+                  const Epilogue<V>& ep) {
+    const size_type k = c.cols;
+    auto finish = [&](size_type p) {
+        V* crow = c.data + carry_row[p] * c.ld;
+        for (size_type kk = 0; kk < k; ++kk) crow[kk] = ep.apply(crow[kk], before[p * k + kk]);
+    };
+    size_type last = -1;
+    for (size_type p = 0; p < size_type(carry_row.size()); ++p) {
+        if (carry_row[p] < 0) continue;
+        V* crow = c.data + carry_row[p] * c.ld;
+        for (size_type kk = 0; kk < k; ++kk) crow[kk] += carry[p * k + kk];
+        if (last >= 0 && carry_row[p] != carry_row[last] && !ep.is_identity()) finish(last);
+        last = p;
+    }
+    if (last >= 0 && !ep.is_identity()) finish(last);
+}
+
 }  // namespace
 
 template <typename V, typename I>
@@ -222,8 +253,15 @@ void spmm_merge(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const 
     // A few parts per thread smooths the cost of rows that are not all alike.
     const size_type parts = std::max<size_type>(1, std::min<size_type>(4 * threads, rows + nnz));
     const size_type total = rows + nnz, per_part = (total + parts - 1) / parts;
-    std::vector<size_type> carry_row(parts, -1);
+    std::vector<MergeCoord> bounds(static_cast<std::size_t>(parts + 1));
+    for (size_type p = 0; p <= parts; ++p) bounds[p] = merge_path_search(std::min(total, p * per_part), rp + 1, rows, nnz);
+    const std::vector<size_type> carry_row = merge_carry_rows(bounds, rp, rows);
     std::vector<V, AlignedAllocator<V>> carry(static_cast<std::size_t>(parts * k), V{0});
+    // Rows cut between parts are written raw first: keep their old values for beta.
+    std::vector<V, AlignedAllocator<V>> before(static_cast<std::size_t>(parts * k), V{0});
+    if (ep.reads_output())
+        for (size_type p = 0; p < parts; ++p)
+            if (carry_row[p] >= 0) std::copy_n(c.data + carry_row[p] * c.ld, k, &before[p * k]);
     Epilogue<V> none{};
 
     const bool streaming = streams_c(c);
@@ -231,8 +269,7 @@ void spmm_merge(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const 
     {
 #pragma omp for schedule(dynamic, 1) nowait
     for (size_type p = 0; p < parts; ++p) {
-        const MergeCoord from = merge_path_search(std::min(total, p * per_part), rp + 1, rows, nnz);
-        const MergeCoord to = merge_path_search(std::min(total, (p + 1) * per_part), rp + 1, rows, nnz);
+        const MergeCoord from = bounds[p], to = bounds[p + 1];
         for (size_type i = from.row; i < to.row; ++i) {
             // A row whose start was consumed by an earlier part is written raw, fixed up later.
             const bool started_before = i == from.row && from.nz > rp[i];
@@ -244,32 +281,15 @@ void spmm_merge(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const 
                 store_row_tile<R>(c.data + i * c.ld + k0, acc, epi, streaming);
             });
         }
-        if (to.row < rows) {  // the part ends inside row to.row: its partial sum is a carry-out
-            const size_type begin = std::max(rp[to.row], from.nz);
-            if (to.nz > begin) {
-                carry_row[p] = to.row;
-                detail::for_each_register_tile(k, 32, [&]<int R>(size_type k0) {
-                    row_tile_sum<R>(col, val, begin, to.nz, nnz, b.data, b.ld, k0, &carry[p * k + k0]);
-                });
-            }
-        }
+        if (carry_row[p] >= 0)  // the part ends inside row to.row: its partial sum is a carry-out
+            detail::for_each_register_tile(k, 32, [&]<int R>(size_type k0) {
+                row_tile_sum<R>(col, val, std::max(rp[to.row], from.nz), to.nz, nnz, b.data, b.ld, k0,
+                                &carry[p * k + k0]);
+            });
     }
     if (streaming) detail::streaming_fence();
     }
-    // Fix-up: add carries in order, then apply the epilogue once per affected row.
-    size_type last = -1;
-    for (size_type p = 0; p < parts; ++p) {
-        const size_type r = carry_row[p];
-        if (r < 0) continue;
-        V* crow = c.data + r * c.ld;
-        for (size_type kk = 0; kk < k; ++kk) crow[kk] += carry[p * k + kk];
-        if (r != last && last >= 0 && ep.enabled)
-            for (size_type kk = 0; kk < k; ++kk)
-                c.data[last * c.ld + kk] = ep.apply(c.data[last * c.ld + kk]);
-        last = r;
-    }
-    if (last >= 0 && ep.enabled)
-        for (size_type kk = 0; kk < k; ++kk) c.data[last * c.ld + kk] = ep.apply(c.data[last * c.ld + kk]);
+    merge_fix_up(carry_row, carry.data(), before.data(), c, ep);
 }
 
 #define TESSEL_INSTANTIATE(V, I)                                                                 \

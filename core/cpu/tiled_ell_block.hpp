@@ -13,9 +13,12 @@
 // columns beside it.
 #pragma once
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "core/aligned_allocator.hpp"
@@ -81,6 +84,64 @@ inline void store_vec(V* p, Vec v) {
     std::memcpy(p, &v, sizeof(Vec));
 }
 
+/// n (a multiple of 16) halves widened to V: 16 at a time with AVX-512, 8 with F16C.
+template <typename V>
+inline void widen_halves(const std::uint16_t* h, V* out, int n) {
+#if defined(__AVX512F__)
+    if constexpr (std::is_same_v<V, float>) {
+        for (int i = 0; i < n; i += 16)
+            _mm512_store_ps(out + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i))));
+        return;
+    }
+#elif defined(__F16C__)
+    if constexpr (std::is_same_v<V, float>) {
+        for (int i = 0; i < n; i += 8)
+            _mm256_store_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i))));
+        return;
+    }
+#endif
+    for (int i = 0; i < n; ++i) out[i] = V(half_to_float(h[i]));
+}
+
+/// One stored value as V (a scalar conversion for half).
+template <bool Half, typename V>
+inline V stored_value(const void* values, size_type e) {
+    if constexpr (Half) {
+#if defined(__F16C__)
+        return V(_cvtsh_ss(static_cast<const std::uint16_t*>(values)[e]));
+#else
+        return V(half_to_float(static_cast<const std::uint16_t*>(values)[e]));
+#endif
+    } else {
+        return static_cast<const V*>(values)[e];
+    }
+}
+
+/// The values of a run of slots as V: in place, or widened from half into a buffer of four.
+template <typename V, bool Half>
+struct SlotValues {
+    const void* values;
+    alignas(64) V widened[Half ? 4 * 32 : 1];
+
+    const V* at(size_type m, int slots) {
+        if constexpr (Half) {
+            widen_halves(static_cast<const std::uint16_t*>(values) + m * 32, widened, slots * 32);
+            return widened;
+        } else {
+            return static_cast<const V*>(values) + m * 32;
+        }
+    }
+};
+
+/// The stored values of A (V or half bits).
+template <bool Half, typename V, typename I>
+inline const void* stored_values(const TiledEll<V, I>& a) {
+    if constexpr (Half)
+        return a.half_values.data();
+    else
+        return a.values.data();
+}
+
 /// The rows of stage s packed R-wide: in place when they are one contiguous run of an input
 /// that is itself packed (ld == R, all columns real), otherwise copied into scratch.stage.
 template <int R, typename V, typename I>
@@ -110,7 +171,7 @@ inline std::uint64_t write_row(const V* sums, const OutputColumns<V>& out, size_
     V* o = out.base + row * out.ld + out.k0;
     std::uint64_t bits = 0;
     for (size_type k = 0; k < out.width; ++k) {
-        const V y = ep.apply(sums[k]);
+        const V y = ep.apply(sums[k], o[k]);
         o[k] = y;
         if constexpr (Track) bits |= std::uint64_t(y != V{0}) << k;
     }
@@ -170,7 +231,7 @@ inline void one_slot(const V* val, const std::uint16_t* idx, const V* buf, V* o)
 /// Slot order (from xct): the block's accumulators (rows x R) stay in L1 while the ELL slots
 /// stream past in storage order, four per visit, each slot's 32 lanes read once. Suits long
 /// rows, whose slots would otherwise be read once per register group of rows.
-template <bool Track, int R, typename V, typename I>
+template <bool Track, int R, bool Half, typename V, typename I>
 std::uint64_t slot_order_block(const TiledEll<V, I>& a, size_type blk, const InputColumns<V>& in,
                                const OutputColumns<V>& out, const Epilogue<V>& ep, BlockScratch<V>& scratch) {
     constexpr size_type L = TiledEll<V, I>::warp_size;
@@ -181,6 +242,7 @@ std::uint64_t slot_order_block(const TiledEll<V, I>& a, size_type blk, const Inp
     if (scratch.part.size() < acc_size) scratch.part.resize(acc_size);
     V* acc = scratch.part.data();
     std::fill(acc, acc + acc_size, V{0});
+    SlotValues<V, Half> vals{stored_values<Half>(a)};
     for (size_type s = a.buffdispl[blk]; s < a.buffdispl[blk + 1]; ++s) {
         const V* buf = stage_rows<R>(a, s, in, scratch);
         const size_type* wd = a.warpdispl.data() + s * warps;
@@ -188,8 +250,8 @@ std::uint64_t slot_order_block(const TiledEll<V, I>& a, size_type blk, const Inp
             V* o = acc + w * L * R;
             size_type m = wd[w];
             const size_type end = wd[w + 1];
-            for (; m + 4 <= end; m += 4) four_slots<R>(a.values.data() + m * L, a.index.data() + m * L, buf, o);
-            for (; m < end; ++m) one_slot<R>(a.values.data() + m * L, a.index.data() + m * L, buf, o);
+            for (; m + 4 <= end; m += 4) four_slots<R>(vals.at(m, 4), a.index.data() + m * L, buf, o);
+            for (; m < end; ++m) one_slot<R>(vals.at(m, 1), a.index.data() + m * L, buf, o);
         }
     }
     std::uint64_t bits = 0;
@@ -197,10 +259,44 @@ std::uint64_t slot_order_block(const TiledEll<V, I>& a, size_type blk, const Inp
     return bits;
 }
 
+/// The epilogue on whole vectors of one row (a local copy, so its branches are hoisted).
+template <typename V, typename Vec>
+struct VectorEpilogue {
+    Vec alpha, beta, bias, lower, upper;
+    bool enabled, scales, reads;
+
+    explicit VectorEpilogue(const Epilogue<V>& ep)
+        : alpha(Vec{} * V(0) + ep.alpha), beta(Vec{} * V(0) + ep.beta), bias(Vec{} * V(0) + ep.bias),
+          lower(Vec{} * V(0) + ep.lower), upper(Vec{} * V(0) + ep.upper), enabled(ep.enabled),
+          scales(ep.scales()), reads(ep.reads_output()) {}
+
+    /// The new value of the vector of C at `o` whose product is y.
+    __attribute__((always_inline)) Vec apply(Vec y, const V* o) const {
+        if (scales) {
+            y = alpha * y;
+            if (reads) y += beta * load_vec<Vec>(o);
+        }
+        if (enabled) {
+            y = y + bias;
+            y = y < lower ? lower : (y > upper ? upper : y);
+        }
+        return y;
+    }
+};
+
+/// A register group's accumulators: zero for the first stage, else the partial sums kept.
+template <int G, int C, int VW, int R, typename Vec, typename V>
+__attribute__((always_inline)) inline void start_group(Vec (&acc)[G][C], bool first, const V* keep) {
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g)
+#pragma GCC unroll 8
+        for (int c = 0; c < C; ++c) acc[g][c] = first ? Vec{} * V(0) : load_vec<Vec>(keep + g * R + c * VW);
+}
+
 /// R >= 2: G rows x R columns in registers per warp group; the epilogue fused into the store.
 /// Direct: the rows of B are read in place through the stage's map (no staging copy; needs a
 /// full tile, in.width == R).
-template <bool Track, int R, bool Direct = false, typename V, typename I>
+template <bool Track, int R, bool Direct, bool Half, typename V, typename I>
 std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const InputColumns<V>& in,
                              const OutputColumns<V>& out, const Epilogue<V>& ep, BlockScratch<V>& scratch) {
     using T = RegisterTile<V, R>;
@@ -213,14 +309,13 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
     const size_type s_begin = a.buffdispl[blk], s_end = a.buffdispl[blk + 1];
     const bool full = out.width == R;
     const vec zero = vec{} * V(0);
-    const vec bias = zero + ep.bias, lower = zero + ep.lower, upper = zero + ep.upper;
-    const bool enabled = ep.enabled;  // a local, so the compiler may hoist the branch
+    const VectorEpilogue<V, vec> vep(ep);
     vec any[C];
     for (int c = 0; c < C; ++c) any[c] = zero;
     std::uint64_t partial_bits = 0;  // rows written by the scalar path (narrow tiles)
     const std::size_t part_size = std::size_t(a.config.block_rows + G) * R;
     if ((s_end - s_begin > 1 || !full) && scratch.part.size() < part_size) scratch.part.resize(part_size);
-    const V* values = a.values.data();
+    const void* values = stored_values<Half>(a);
     const std::uint16_t* index = a.index.data();
 
     for (size_type s = s_begin; s < s_end; ++s) {
@@ -235,24 +330,14 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
                 const size_type row0 = wi * L + lane0;
                 V* keep = scratch.part.data() + row0 * R;
                 vec acc[G][C];
-                if (first) {
-#pragma GCC unroll 8
-                    for (int g = 0; g < G; ++g)
-#pragma GCC unroll 8
-                        for (int c = 0; c < C; ++c) acc[g][c] = zero;
-                } else {
-#pragma GCC unroll 8
-                    for (int g = 0; g < G; ++g)
-#pragma GCC unroll 8
-                        for (int c = 0; c < C; ++c) acc[g][c] = load_vec<vec>(keep + g * R + c * VW);
-                }
+                start_group<G, C, VW, R>(acc, first, keep);
                 for (size_type m = m0; m < m1; ++m) {
-                    const V* v = values + m * L + lane0;
-                    const std::uint16_t* ix = index + m * L + lane0;
+                    const size_type e0 = m * L + lane0;
+                    const std::uint16_t* ix = index + e0;
 #pragma GCC unroll 8
                     for (int g = 0; g < G; ++g) {
                         const V* x = Direct ? direct + size_type(smap[ix[g]]) * in.ld : src + size_type(ix[g]) * R;
-                        const V w = v[g];
+                        const V w = stored_value<Half, V>(values, e0 + g);
 #pragma GCC unroll 8
                         for (int c = 0; c < C; ++c) acc[g][c] += w * load_vec<vec>(x + c * VW);
                     }
@@ -276,11 +361,7 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
                     V* o = out.base + (first_row + row0 + g) * out.ld + out.k0;
 #pragma GCC unroll 8
                     for (int c = 0; c < C; ++c) {
-                        vec y = acc[g][c];
-                        if (enabled) {
-                            y = y + bias;
-                            y = y < lower ? lower : (y > upper ? upper : y);
-                        }
+                        const vec y = vep.apply(acc[g][c], o + c * VW);
                         store_vec(o + c * VW, y);
                         if constexpr (Track) {
                             const vec mag = y < zero ? -y : y;
@@ -320,18 +401,27 @@ inline constexpr double staging_reuse = 4.0;
 
 /// One row block for R columns: the visible choice between the two designs (slot order for
 /// R = 1 or when `slot_order`), and (when `stage` is false and the tile is full) between staged
-/// and in-place rows of B.
+/// and in-place rows of B. Half: A's values are IEEE half (widened as they are read).
+template <bool Track, int R, bool Half, typename V, typename I>
+std::uint64_t block_kernel_of(const TiledEll<V, I>& a, size_type blk, const InputColumns<V>& in,
+                              const OutputColumns<V>& out, const Epilogue<V>& ep, BlockScratch<V>& scratch,
+                              bool stage, bool slot_order) {
+    if constexpr (R == 1) {
+        return slot_order_block<Track, 1, Half>(a, blk, in, out, ep, scratch);
+    } else {
+        if (slot_order) return slot_order_block<Track, R, Half>(a, blk, in, out, ep, scratch);
+        if (!stage && in.width == R) return register_block<Track, R, true, Half>(a, blk, in, out, ep, scratch);
+        return register_block<Track, R, false, Half>(a, blk, in, out, ep, scratch);
+    }
+}
+
+/// block_kernel_of for A's value storage.
 template <bool Track, int R, typename V, typename I>
 std::uint64_t block_kernel(const TiledEll<V, I>& a, size_type blk, const InputColumns<V>& in,
                            const OutputColumns<V>& out, const Epilogue<V>& ep, BlockScratch<V>& scratch,
                            bool stage = true, bool slot_order = false) {
-    if constexpr (R == 1) {
-        return slot_order_block<Track, 1>(a, blk, in, out, ep, scratch);
-    } else {
-        if (slot_order) return slot_order_block<Track, R>(a, blk, in, out, ep, scratch);
-        if (!stage && in.width == R) return register_block<Track, R, true>(a, blk, in, out, ep, scratch);
-        return register_block<Track, R>(a, blk, in, out, ep, scratch);
-    }
+    if (a.stores_half()) return block_kernel_of<Track, R, true>(a, blk, in, out, ep, scratch, stage, slot_order);
+    return block_kernel_of<Track, R, false>(a, blk, in, out, ep, scratch, stage, slot_order);
 }
 
 /// Calls f.template operator()<R>() for a compiled register factor (cpu::register_factors);

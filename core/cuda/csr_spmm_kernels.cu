@@ -76,7 +76,7 @@ __global__ void __launch_bounds__(csr_block_threads, 1)
         const size_type kk = k0 + lane % width;
         const bool kk_ok = kk < k;
         const V sum = warp_row_sum(col, val, begin, end, b, ldb, kk, kk_ok, lane, width);
-        if (lane < width && kk_ok) c[row * ldc + kk] = ep.apply(sum);
+        if (lane < width && kk_ok) c[row * ldc + kk] = ep.apply(sum, c[row * ldc + kk]);
     }
 }
 
@@ -101,16 +101,17 @@ __device__ __forceinline__ MergeCoord merge_path_search(size_type d,
     return {lo, d - lo};
 }
 
-// One warp per part of the merge path (rows + nonzeros, per_part items each). Rows that end
-// in the part are written: with the epilogue when they also start in it, raw otherwise. The
-// partial sum of a row that continues into the next part goes to the part's carry-out.
+// One warp per part of the merge path (rows + nonzeros, per_part items each). Rows that start
+// and end in the part are written with the epilogue. A row that started in an earlier part
+// leaves its last partial sum in the part's head (C keeps its old value for beta); the partial
+// sum of a row that continues into the next part goes to the part's carry-out.
 template <typename V, typename I>
 __global__ void __launch_bounds__(csr_block_threads, 1)
     merge_kernel(size_type rows, size_type nnz, const size_type* __restrict__ row_ptr,
                  const I* __restrict__ col, const V* __restrict__ val, const V* __restrict__ b,
                  size_type ldb, V* __restrict__ c, size_type ldc, size_type k, int width,
                  size_type parts, size_type per_part, V* __restrict__ carry,
-                 size_type* __restrict__ carry_row, Epilogue<V> ep) {
+                 size_type* __restrict__ carry_row, V* __restrict__ head, Epilogue<V> ep) {
     const size_type part =
         (static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
     if (part >= parts) return;
@@ -131,7 +132,12 @@ __global__ void __launch_bounds__(csr_block_threads, 1)
             const size_type kk = k0 + lane % width;
             const bool kk_ok = kk < k;
             const V sum = warp_row_sum(col, val, begin, end, b, ldb, kk, kk_ok, lane, width);
-            if (lane < width && kk_ok) c[i * ldc + kk] = started_before ? sum : ep.apply(sum);
+            if (lane < width && kk_ok) {
+                if (started_before)
+                    head[part * k + kk] = sum;
+                else
+                    c[i * ldc + kk] = ep.apply(sum, c[i * ldc + kk]);
+            }
         }
     }
     size_type carried = -1;
@@ -153,22 +159,25 @@ __global__ void __launch_bounds__(csr_block_threads, 1)
 }
 
 // One warp per part: the first part carrying a row adds the carry-outs of all parts that
-// carry it (consecutive, in order) to the row's raw value, then applies the epilogue.
+// carry it (consecutive, in order) to the head of the part that ends it (the next one), then
+// applies the epilogue with the row's old value.
 template <typename V>
 __global__ void __launch_bounds__(csr_block_threads, 1)
     merge_fixup_kernel(size_type parts, const size_type* __restrict__ carry_row,
-                       const V* __restrict__ carry, V* __restrict__ c, size_type ldc,
-                       size_type k, Epilogue<V> ep) {
+                       const V* __restrict__ carry, const V* __restrict__ head, V* __restrict__ c,
+                       size_type ldc, size_type k, Epilogue<V> ep) {
     const size_type part =
         (static_cast<size_type>(blockIdx.x) * blockDim.x + threadIdx.x) / warp_size;
     if (part >= parts) return;
     const size_type row = carry_row[part];
     if (row < 0 || (part > 0 && carry_row[part - 1] == row)) return;
     const int lane = threadIdx.x % warp_size;
+    size_type ends = part;  // the part after the last one carrying the row ends it
+    while (ends < parts && carry_row[ends] == row) ++ends;
     for (size_type kk = lane; kk < k; kk += warp_size) {
-        V sum = c[row * ldc + kk];
-        for (size_type q = part; q < parts && carry_row[q] == row; ++q) sum += carry[q * k + kk];
-        c[row * ldc + kk] = ep.apply(sum);
+        V sum = head[ends * k + kk];
+        for (size_type q = part; q < ends; ++q) sum += carry[q * k + kk];
+        c[row * ldc + kk] = ep.apply(sum, c[row * ldc + kk]);
     }
 }
 
@@ -181,7 +190,7 @@ __global__ void epilogue_kernel(V* __restrict__ c, size_type rows, size_type col
          t += stride) {
         const size_type i = t / cols, j = t - i * cols;
         V& entry = c[i * ldc + j];
-        entry = ep.apply(from_zero ? V(0) : entry);
+        entry = from_zero ? ep.apply(V(0), entry) : ep.apply(entry, entry);
     }
 }
 
@@ -197,7 +206,9 @@ namespace detail {
 template <typename V>
 void launch_epilogue(V* c, size_type rows, size_type cols, size_type ldc, const Epilogue<V>& ep,
                      bool from_zero, cudaStream_t stream) {
-    if (rows == 0 || cols == 0 || (!ep.enabled && !from_zero)) return;
+    if (rows == 0 || cols == 0 || (ep.is_identity() && !from_zero)) return;
+    if (!from_zero && ep.reads_output())
+        TESSEL_INVALID_INPUT("epilogue", 0, "beta needs C's old value, which a separate pass no longer has");
     const size_type count = rows * cols;
     const size_type wanted = (count + 255) / 256;
     // A grid-stride loop: a few waves of blocks are enough for an element-wise pass.
@@ -241,14 +252,15 @@ void spmm_merge(const DeviceCsr<V, I>& a, InputView<V> b, DenseView<V> c,
 
     detail::StreamScratch carry(static_cast<std::size_t>(parts * k) * sizeof(V), stream);
     detail::StreamScratch carry_row(static_cast<std::size_t>(parts) * sizeof(size_type), stream);
+    detail::StreamScratch head(static_cast<std::size_t>(parts * k) * sizeof(V), stream);
     auto* carry_values = static_cast<V*>(carry.get());
     auto* carry_rows = static_cast<size_type*>(carry_row.get());
     merge_kernel<V, I><<<blocks_for_warps(parts), csr_block_threads, 0, stream>>>(
         rows, nnz, a.row_ptr(), a.col_idx(), a.values(), b.data, b.ld, c.data, c.ld, k,
-        column_lanes(k), parts, per_part, carry_values, carry_rows, ep);
+        column_lanes(k), parts, per_part, carry_values, carry_rows, static_cast<V*>(head.get()), ep);
     TESSEL_CUDA_CHECK_LAUNCH();
     merge_fixup_kernel<V><<<blocks_for_warps(parts), csr_block_threads, 0, stream>>>(
-        parts, carry_rows, carry_values, c.data, c.ld, k, ep);
+        parts, carry_rows, carry_values, static_cast<const V*>(head.get()), c.data, c.ld, k, ep);
     TESSEL_CUDA_CHECK_LAUNCH();
 }
 

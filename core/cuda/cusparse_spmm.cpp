@@ -91,7 +91,11 @@ void spmm_cusparse(const DeviceCsr<V, I>& a, InputView<V> b, DenseView<V> c,
     TESSEL_CUSPARSE_CHECK(
         cusparseCreateDnMat(&mat_c.descr, m, k, c.ld, c.data, type, CUSPARSE_ORDER_ROW));
 
-    const V alpha = 1, beta = 0;
+    // cuSPARSE applies alpha and beta itself; the pass after it adds the bias and clamps.
+    const V alpha = ep.alpha, beta = ep.beta;
+    Epilogue<V> after = ep;
+    after.alpha = 1;
+    after.beta = 0;
     cusparseSpMMAlg_t alg = CUSPARSE_SPMM_CSR_ALG2;  // the row-major algorithm, deterministic
     std::size_t workspace_bytes = 0;
     const cusparseStatus_t status = cusparseSpMM_bufferSize(
@@ -109,7 +113,7 @@ void spmm_cusparse(const DeviceCsr<V, I>& a, InputView<V> b, DenseView<V> c,
                                        CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat_a.descr,
                                        mat_b.descr, &beta, mat_c.descr, type, alg,
                                        workspace.get()));
-    detail::launch_epilogue(c.data, m, k, c.ld, ep, false, stream);
+    detail::launch_epilogue(c.data, m, k, c.ld, after, false, stream);
 }
 
 }  // namespace device

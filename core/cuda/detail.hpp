@@ -43,7 +43,8 @@ void check_spmm_shapes(const char* kernel, size_type a_rows, size_type a_cols,
                        std::string(kernel) + ": B and C must be row-major");
 }
 
-/// C := epilogue(from_zero ? 0 : C) on a row-major device matrix (core/cuda/csr_spmm_kernels.cu).
+/// C := epilogue(0, C) when from_zero (an empty product), else C := epilogue(C) with C taken as
+/// the product (beta must be 0 then), on a row-major device matrix (core/cuda/csr_spmm_kernels.cu).
 template <typename V>
 void launch_epilogue(V* c, size_type rows, size_type cols, size_type ldc, const Epilogue<V>& ep,
                      bool from_zero, cudaStream_t stream);

@@ -45,8 +45,9 @@ DeviceTiledEll<V, I>::DeviceTiledEll(const TiledEll<V, I>& host, cudaStream_t st
       map_(host.map.data(), static_cast<size_type>(host.map.size()), stream),
       warpdispl_(host.warpdispl.data(), static_cast<size_type>(host.warpdispl.size()), stream),
       index_(host.index.data(), static_cast<size_type>(host.index.size()), stream),
-      values_(host.values.data(), static_cast<size_type>(host.values.size()), stream) {
-    TESSEL_ENSURE_DIMS(host.index.size() == host.values.size() &&
+      values_(host.values.data(), static_cast<size_type>(host.values.size()), stream),
+      half_values_(host.half_values.data(), static_cast<size_type>(host.half_values.size()), stream) {
+    TESSEL_ENSURE_DIMS(host.index.size() == (host.stores_half() ? host.half_values.size() : host.values.size()) &&
                            static_cast<size_type>(host.warpdispl.size()) ==
                                host.num_stages() * host.warps_per_block() + 1,
                        "DeviceTiledEll: inconsistent tiled ELL arrays");

@@ -223,7 +223,9 @@ public:
     const IndexType* map() const { return map_.data(); }
     const size_type* warpdispl() const { return warpdispl_.data(); }
     const std::uint16_t* index() const { return index_.data(); }
+    /// The values as ValueType, or null when they are stored in half (half_values()).
     const ValueType* values() const { return values_.data(); }
+    const std::uint16_t* half_values() const { return half_values_.data(); }
 
 private:
     size_type rows_ = 0;
@@ -238,6 +240,7 @@ private:
     DeviceBuffer<size_type> warpdispl_;
     DeviceBuffer<std::uint16_t> index_;
     DeviceBuffer<ValueType> values_;
+    DeviceBuffer<std::uint16_t> half_values_;
 };
 
 /// A cuSPARSE handle (cusparseCreate / cusparseDestroy). Keep one per thread and pass it to
@@ -321,7 +324,8 @@ TiledEllLaunch spmm_tiled_ell(const DeviceTiledEll<ValueType, IndexType>& a,
                               const Epilogue<ValueType>& epilogue = {}, int register_factor = 0,
                               cudaStream_t stream = nullptr);
 
-/// C := epilogue(C) in place (device memory, row-major). Nothing runs when it is off.
+/// C := epilogue(C) in place, C taken as the product (device memory, row-major). Nothing runs
+/// when it is the identity; throws InvalidInput when it has beta != 0 (no old C is left).
 template <typename ValueType>
 void apply_epilogue(DenseView<ValueType> c, const Epilogue<ValueType>& epilogue,
                     cudaStream_t stream = nullptr);

@@ -10,11 +10,12 @@ namespace tessel::cuda {
 namespace {
 
 // Runs `run(b_device, c_device)` on device copies of B and C (ld = cols) on the default
-// stream and copies C back; the download waits for the kernels.
+// stream and copies C back; the download waits for the kernels. C goes up too when the
+// epilogue reads it (beta != 0).
 template <typename V, typename Run>
-void on_device(DenseView<const V> b, DenseView<V> c, Run&& run) {
+void on_device(DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep, Run&& run) {
     DeviceDense<V> db(b);
-    DeviceDense<V> dc(c.rows, c.cols);
+    DeviceDense<V> dc = ep.reads_output() ? DeviceDense<V>(DenseView<const V>(c)) : DeviceDense<V>(c.rows, c.cols);
     run(db.view(), dc.view());
     dc.download(c);
 }
@@ -27,7 +28,7 @@ void spmm_warp_row(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c,
     detail::check_spmm_shapes("cuda::spmm_warp_row", a.rows(), a.cols(), b, c);
     if (c.rows == 0 || c.cols == 0) return;
     const DeviceCsr<V, I> da(a);
-    on_device<V>(b, c, [&](DenseView<const V> db, DenseView<V> dc) {
+    on_device<V>(b, c, ep, [&](DenseView<const V> db, DenseView<V> dc) {
         device::spmm_warp_row(da, db, dc, ep);
     });
 }
@@ -38,7 +39,7 @@ void spmm_merge(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c,
     detail::check_spmm_shapes("cuda::spmm_merge", a.rows(), a.cols(), b, c);
     if (c.rows == 0 || c.cols == 0) return;
     const DeviceCsr<V, I> da(a);
-    on_device<V>(b, c, [&](DenseView<const V> db, DenseView<V> dc) {
+    on_device<V>(b, c, ep, [&](DenseView<const V> db, DenseView<V> dc) {
         device::spmm_merge(da, db, dc, ep);
     });
 }
@@ -49,7 +50,7 @@ void spmm_cusparse(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c,
     detail::check_spmm_shapes("cuda::spmm_cusparse", a.rows(), a.cols(), b, c);
     if (c.rows == 0 || c.cols == 0) return;
     const DeviceCsr<V, I> da(a);
-    on_device<V>(b, c, [&](DenseView<const V> db, DenseView<V> dc) {
+    on_device<V>(b, c, ep, [&](DenseView<const V> db, DenseView<V> dc) {
         device::spmm_cusparse(da, db, dc, ep);
     });
 }
@@ -60,7 +61,7 @@ void spmm_tiled_ell(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> 
     detail::check_spmm_shapes("cuda::spmm_tiled_ell", a.rows, a.cols, b, c);
     if (c.rows == 0 || c.cols == 0) return;
     const DeviceTiledEll<V, I> da(a);
-    on_device<V>(b, c, [&](DenseView<const V> db, DenseView<V> dc) {
+    on_device<V>(b, c, ep, [&](DenseView<const V> db, DenseView<V> dc) {
         device::spmm_tiled_ell(da, db, dc, ep, register_factor);
     });
 }

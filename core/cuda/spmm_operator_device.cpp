@@ -41,6 +41,7 @@ void SpmmOperator<V, I>::multiply_on_device(DenseView<const V> b, DenseView<V> c
         if (d.in.rows() != b.rows || d.in.cols() != b.cols) d.in = cuda::DeviceDense<V>(b.rows, b.cols);
         if (d.out.rows() != c.rows || d.out.cols() != c.cols) d.out = cuda::DeviceDense<V>(c.rows, c.cols);
         d.in.upload(b, stream);
+        if (ep.reads_output()) d.out.upload(DenseView<const V>(c), stream);
         multiply_on_device(d.in.view(), d.out.view(), ep, stream_ptr, false);
         d.out.download(c, stream);
         return;

@@ -1,6 +1,8 @@
 // The thesis's tiled ELL SpMM kernel (section 2.3, Listing 1) on row-major B and C: per
 // stage, the block's mapped rows of B are staged in shared memory one register tile of
 // columns at a time; each thread owns one row and accumulates its tile in registers.
+#include <cuda_fp16.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -39,7 +41,8 @@ struct TiledArgs {
     const I* __restrict__ map;
     const size_type* __restrict__ warpdispl;
     const std::uint16_t* __restrict__ index;
-    const V* __restrict__ values;
+    const V* __restrict__ values;                     // null when the values are half
+    const std::uint16_t* __restrict__ half_values;    // IEEE half bits, or null
     // Distance between the staged columns in shared memory: max_stage_entries made odd, so
     // that the R threads storing one staged row hit R different banks.
     int stage_stride;
@@ -85,7 +88,9 @@ __global__ void __launch_bounds__(tiled_max_threads<R, V>(), 1)
         const size_type* wd = a.warpdispl + s * a.warps_per_block + warp;
         const size_type slot_end = wd[1];
         for (size_type m = wd[0]; m < slot_end; ++m) {
-            const V v = a.values[m * warp_size + lane];
+            // A uniform branch: every thread of the launch takes the same side.
+            const V v = a.half_values ? V(__half2float(__ushort_as_half(a.half_values[m * warp_size + lane])))
+                                      : a.values[m * warp_size + lane];
             const int idx = a.index[m * warp_size + lane];
 #pragma unroll
             for (int kk = 0; kk < R; ++kk) acc[kk] += v * buf[kk * stride + idx];
@@ -98,7 +103,7 @@ __global__ void __launch_bounds__(tiled_max_threads<R, V>(), 1)
         V* crow = c + row * ldc + k0;
 #pragma unroll
         for (int kk = 0; kk < R; ++kk)
-            if (kk < active) crow[kk] = ep.apply(acc[kk]);
+            if (kk < active) crow[kk] = ep.apply(acc[kk], crow[kk]);
     }
 }
 
@@ -217,7 +222,7 @@ TiledEllLaunch spmm_tiled_ell(const DeviceTiledEll<V, I>& a, InputView<V> b,
 
     TiledArgs<V, I> args{a.rows(),     a.block_rows(), a.warps_per_block(), a.buffdispl(),
                          a.mapdispl(), a.map(),        a.warpdispl(),       a.index(),
-                         a.values(),   stage_stride(a.max_stage_entries())};
+                         a.values(),   a.half_values(), stage_stride(a.max_stage_entries())};
     const int factor = launch.register_factor;
     const size_type blocks = a.num_blocks();
     // Main launch over the full tiles, then halving widths for what is left (as on the cpu);

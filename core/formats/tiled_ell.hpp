@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/formats/csr.hpp"
+#include "core/formats/half.hpp"
 #include "core/types.hpp"
 
 namespace tessel {
@@ -24,7 +25,9 @@ struct TiledEllConfig {
 /// Within stage s, warp w of the block (rows b*block_rows + 32w + lane) owns the ELL slots
 /// warpdispl[s*warps_per_block + w] .. warpdispl[s*warps_per_block + w + 1]-1; slot m, lane
 /// r is entry m*32 + r of `index` (16-bit position in the stage's buffer) and `values`.
-/// Padding slots hold value 0 and index 0.
+/// Padding slots hold value 0 and index 0. Values are stored either as ValueType (`values`) or,
+/// for mixed precision, as IEEE half bits (`half_values`, store_values_in_half); products and
+/// sums are always in ValueType.
 template <typename ValueType, typename IndexType>
 struct TiledEll {
     static constexpr size_type warp_size = 32;
@@ -39,12 +42,21 @@ struct TiledEll {
     std::vector<IndexType> map;         // staged input rows, per stage
     std::vector<size_type> warpdispl;   // stages * warps_per_block + 1, in slots of 32
     std::vector<std::uint16_t> index;   // slots * 32
-    std::vector<ValueType> values;      // slots * 32
+    std::vector<ValueType> values;      // slots * 32 (empty when the values are half)
+    std::vector<std::uint16_t> half_values;  // slots * 32 in IEEE half, or empty
+
+    bool stores_half() const { return !half_values.empty(); }
+    /// Entry e of the slots in ValueType, whichever way it is stored.
+    ValueType value(size_type e) const {
+        return stores_half() ? ValueType(half_to_float(half_values[e])) : values[e];
+    }
+    /// Bytes of one stored value.
+    size_type value_bytes() const { return stores_half() ? 2 : size_type(sizeof(ValueType)); }
 
     size_type num_blocks() const { return static_cast<size_type>(buffdispl.size()) - 1; }
     size_type num_stages() const { return static_cast<size_type>(mapdispl.size()) - 1; }
     size_type warps_per_block() const { return config.block_rows / warp_size; }
-    size_type stored() const { return static_cast<size_type>(values.size()); }
+    size_type stored() const { return static_cast<size_type>(index.size()); }
     size_type max_stage_entries() const;
     /// Padded slots as a fraction of the nonzeros.
     double padding_overhead() const { return nnz ? double(stored() - nnz) / double(nnz) : 0.0; }
@@ -60,6 +72,12 @@ struct TiledEll {
 template <typename ValueType, typename IndexType>
 TiledEll<ValueType, IndexType> tiled_ell_from_csr(const Csr<ValueType, IndexType>& a,
                                                   const TiledEllConfig& config = {});
+
+/// Mixed precision: the values move to IEEE half (`half_values`, half the bytes of float values;
+/// `values` is freed). Throws InvalidInput naming the slot of the first value that is not
+/// finite or exceeds 65504 in magnitude (the matrix is then unchanged).
+template <typename ValueType, typename IndexType>
+void store_values_in_half(TiledEll<ValueType, IndexType>& a);
 
 /// Back to CSR (columns sorted), for checks and round trips.
 template <typename ValueType, typename IndexType>

@@ -32,15 +32,17 @@ SpmmAlgorithm choose_csr_algorithm(Backend backend, double average_row_length) {
 
 namespace {
 
-// Runs `kernel(b, c)` on row-major operands, copying when the caller's are not.
+// Runs `kernel(b, c)` on row-major operands, copying when the caller's are not (C's old
+// values too when the epilogue reads them).
 template <typename V, typename Kernel>
-void with_row_major(DenseView<const V> b, DenseView<V> c, Kernel&& kernel) {
+void with_row_major(DenseView<const V> b, DenseView<V> c, bool reads_c, Kernel&& kernel) {
     if (b.layout == Layout::row_major && c.layout == Layout::row_major) {
         kernel(b, c);
         return;
     }
     DenseMatrix<V> b_rm(b.rows, b.cols), c_rm(c.rows, c.cols);
     copy<V>(b, b_rm.view());
+    if (reads_c) copy<V>(DenseView<const V>(c), c_rm.view());
     kernel(DenseView<const V>(b_rm.view()), c_rm.view());
     copy<V>(c_rm.view(), c);
 }
@@ -57,7 +59,7 @@ SpmmAlgorithm spmm(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c,
         reference::spmm(a, b, c, epilogue);
         return algorithm;
     }
-    with_row_major<V>(b, c, [&](DenseView<const V> rb, DenseView<V> rc) {
+    with_row_major<V>(b, c, epilogue.reads_output(), [&](DenseView<const V> rb, DenseView<V> rc) {
         switch (algorithm) {
         case SpmmAlgorithm::csr_row_split: cpu::spmm_row_split(a, rb, rc, epilogue); break;
         case SpmmAlgorithm::csr_merge: cpu::spmm_merge(a, rb, rc, epilogue); break;
@@ -80,7 +82,7 @@ SpmmAlgorithm spmm(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c
         reference::spmm(csr_from_tiled_ell(a), b, c, epilogue);
         return SpmmAlgorithm::reference;
     }
-    with_row_major<V>(b, c, [&](DenseView<const V> rb, DenseView<V> rc) {
+    with_row_major<V>(b, c, epilogue.reads_output(), [&](DenseView<const V> rb, DenseView<V> rc) {
         if (backend == Backend::cuda)
             cuda::spmm_tiled_ell(a, rb, rc, epilogue, register_factor);
         else

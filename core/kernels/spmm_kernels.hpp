@@ -1,4 +1,4 @@
-// SpMM kernels C := epilogue(A·B), declared once and implemented per backend
+// SpMM kernels C := epilogue(A·B, C) (alpha, beta, bias, clamp: core/kernels/epilogue.hpp), declared once and implemented per backend
 // (core/reference, core/cpu, core/cuda). A is m x n sparse, B is n x k dense, C is m x k.
 //
 // Every function throws DimensionMismatch when the shapes do not agree. The cpu and cuda

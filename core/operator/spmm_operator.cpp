@@ -31,9 +31,12 @@ template <typename V, typename I>
 SpmmOperator<V, I>::SpmmOperator(Csr<V, I> a, const SpmmOperatorConfig& config)
     : config_(config), format_(config.format), rows_(a.rows()), cols_(a.cols()), nnz_(a.nnz()) {
     config_.backend = resolve_backend(config.backend);
+    if (config_.half_values && format_ != SparseFormat::tiled_ell)
+        TESSEL_INVALID_INPUT("spmm operator", 0, "half-precision values need the tiled-ell format");
     if (format_ == SparseFormat::tiled_ell) {
         tiled_ = tiled_ell_from_csr(a, config_.tiles);
         a = Csr<V, I>();  // the CSR copy goes before anything else is allocated
+        if (config_.half_values) store_values_in_half(tiled_);
     } else {
         csr_ = std::move(a);
     }
@@ -47,6 +50,8 @@ SpmmOperator<V, I>::SpmmOperator(TiledEll<V, I> a, const SpmmOperatorConfig& con
     config_.backend = resolve_backend(config.backend);
     config_.format = SparseFormat::tiled_ell;
     config_.tiles = tiled_.config;
+    if (config_.half_values) store_values_in_half(tiled_);
+    config_.half_values = tiled_.stores_half();
     if (config_.backend == Backend::cuda) make_device();
 }
 
@@ -54,7 +59,8 @@ template <typename V, typename I>
 double SpmmOperator<V, I>::bytes() const {
     if (format_ == SparseFormat::csr)
         return double(nnz_) * double(sizeof(I) + sizeof(V)) + double(rows_ + 1) * sizeof(size_type);
-    return double(tiled_.stored()) * double(sizeof(std::uint16_t) + sizeof(V)) + double(tiled_.map.size()) * sizeof(I) +
+    return double(tiled_.stored()) * double(sizeof(std::uint16_t) + tiled_.value_bytes()) +
+           double(tiled_.map.size()) * sizeof(I) +
            double(tiled_.buffdispl.size() + tiled_.mapdispl.size() + tiled_.warpdispl.size()) * sizeof(size_type);
 }
 
@@ -92,6 +98,11 @@ void SpmmOperator<V, I>::multiply_device(DenseView<const V> b, DenseView<V> c, c
 
 template <typename V, typename I>
 std::string SpmmOperator<V, I>::kernel_description(size_type k) const {
+    return kernel_without_values(k) + (config_.half_values ? ", fp16 values" : "");
+}
+
+template <typename V, typename I>
+std::string SpmmOperator<V, I>::kernel_without_values(size_type k) const {
     const std::string where = std::string(to_string(config_.backend));
     if (format_ == SparseFormat::csr) {
         // The same choice tessel::spmm makes for this matrix.
@@ -115,7 +126,8 @@ nlohmann::json SpmmOperator<V, I>::describe() const {
                      {"rows", rows_},
                      {"cols", cols_},
                      {"nnz", nnz_},
-                     {"bytes", bytes()}};
+                     {"bytes", bytes()},
+                     {"values", config_.half_values ? "fp16" : (sizeof(V) == 4 ? "fp32" : "fp64")}};
     if (format_ == SparseFormat::tiled_ell) {
         j["block_rows"] = config_.tiles.block_rows;
         j["buffer_entries"] = config_.tiles.buffer_entries;

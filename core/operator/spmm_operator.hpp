@@ -32,6 +32,9 @@ struct SpmmOperatorConfig {
     TiledEllConfig tiles{256, 4096};
     /// Columns of B per pass over A (cpu::register_factors; cuda takes 4, 8, 16, 32); 0 chooses from k.
     int register_factor = 0;
+    /// Mixed precision (tiled ELL only): A's values kept in IEEE half, products and sums in
+    /// ValueType. Values must be finite and within ±65504 (InvalidInput otherwise).
+    bool half_values = false;
 };
 
 /// A built once (its format made, the CSR input released), resident on the configured backend.
@@ -89,6 +92,7 @@ private:
     std::unique_ptr<Device, DeviceDeleter> device_;
 
     void make_device();
+    std::string kernel_without_values(size_type k) const;  // kernel_description less the value type
     void multiply_on_device(DenseView<const ValueType> b, DenseView<ValueType> c, const Epilogue<ValueType>& ep,
                             void* stream, bool host_operands);
 };

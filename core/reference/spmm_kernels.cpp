@@ -16,7 +16,7 @@ void spmm(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilog
             V sum = 0;
             for (size_type e = a.row_ptr()[i]; e < a.row_ptr()[i + 1]; ++e)
                 sum += a.values()[e] * b(a.col_idx()[e], j);
-            c(i, j) = epilogue.apply(sum);
+            c(i, j) = epilogue.apply(sum, c(i, j));
         }
 }
 

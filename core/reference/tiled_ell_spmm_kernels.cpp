@@ -25,10 +25,10 @@ void spmm(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const E
                     for (size_type m = a.warpdispl[s * warps + wi]; m < a.warpdispl[s * warps + wi + 1]; ++m)
                         for (size_type lane = 0; lane < w; ++lane) {
                             const size_type col = a.map[a.mapdispl[s] + a.index[m * w + lane]];
-                            sum[wi * w + lane] += a.values[m * w + lane] * b(col, j);
+                            sum[wi * w + lane] += a.value(m * w + lane) * b(col, j);
                         }
             for (size_type r = 0; r < a.config.block_rows && first_row + r < a.rows; ++r)
-                c(first_row + r, j) = epilogue.apply(sum[r]);
+                c(first_row + r, j) = epilogue.apply(sum[r], c(first_row + r, j));
         }
     }
 }

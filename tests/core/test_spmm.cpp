@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 
 #include "core/cpu/streaming_store.hpp"
 #include "core/error.hpp"
@@ -30,6 +31,22 @@ TEST_CASE("reference spmm on a hand-computed case", "[spmm][reference]") {
     CHECK(c(1, 1) == 0);
 }
 
+TEST_CASE("reference spmm with alpha and beta on a hand-computed case", "[spmm][reference]") {
+    // A = [1 2; 0 3], B = [1; 1] -> A·B = [3; 3]; C0 = [10; -4]
+    Csr<double, std::int32_t> a(2, 2, {0, 2, 3}, {0, 1, 1}, {1, 2, 3});
+    DenseMatrix<double> b(2, 1, Layout::row_major, 1.0), c(2, 1);
+    c(0, 0) = 10;
+    c(1, 0) = -4;
+    reference::spmm<double, std::int32_t>(a, b.view(), c.view(), Epilogue<double>::scaled(2.0, 0.5));
+    CHECK(c(0, 0) == 11);  // 2·3 + 0.5·10
+    CHECK(c(1, 0) == 4);   // 2·3 + 0.5·(-4)
+    auto ep = Epilogue<double>::bias_relu_cap(-1.0, 8.0);
+    ep.beta = 1;
+    reference::spmm<double, std::int32_t>(a, b.view(), c.view(), ep);
+    CHECK(c(0, 0) == 8);  // min(8, 3 + 11 - 1)
+    CHECK(c(1, 0) == 6);  // 3 + 4 - 1
+}
+
 TEST_CASE("spmm rejects mismatched shapes", "[spmm]") {
     auto a = generate::stencil_2d<float, std::int32_t>(3);
     DenseMatrix<float> b(8, 4), c(9, 4);
@@ -45,11 +62,19 @@ template <typename V, typename I>
 using Kernel = std::function<void(const Csr<V, I>&, DenseView<const V>, DenseView<V>,
                                   const Epilogue<V>&)>;
 
+// C before the call: random when the epilogue reads it (beta != 0), else NaN (proving that
+// a kernel with beta = 0 never reads C).
+template <typename V>
+DenseMatrix<V> initial_c(size_type rows, size_type k, const Epilogue<V>& ep) {
+    if (ep.reads_output()) return generate::random_dense<V>(rows, k, Layout::row_major, 9);
+    return DenseMatrix<V>(rows, k, Layout::row_major, std::numeric_limits<V>::quiet_NaN());
+}
+
 template <typename V, typename I>
 void check_against_reference(const Csr<V, I>& a, size_type k, const Kernel<V, I>& kernel,
                              const Epilogue<V>& ep) {
     auto b = generate::random_dense<V>(a.cols(), k, Layout::row_major, 7);
-    DenseMatrix<V> expected(a.rows(), k), got(a.rows(), k, Layout::row_major, V(-99));
+    DenseMatrix<V> expected = initial_c(a.rows(), k, ep), got = initial_c(a.rows(), k, ep);
     reference::spmm<V, I>(a, b.view(), expected.view(), ep);
     kernel(a, b.view(), got.view(), ep);
     const double tol = std::is_same_v<V, float> ? 1e-4 : 1e-12;
@@ -57,10 +82,19 @@ void check_against_reference(const Csr<V, I>& a, size_type k, const Kernel<V, I>
     for (size_type i = 0; i < a.rows(); ++i)
         for (size_type j = 0; j < k; ++j) {
             const double scale = 1.0 + double(a.row_nnz(i));
-            if (std::abs(double(got(i, j)) - double(expected(i, j))) > tol * scale) ++bad;
+            if (!(std::abs(double(got(i, j)) - double(expected(i, j))) <= tol * scale)) ++bad;
         }
-    INFO("rows " << a.rows() << " nnz " << a.nnz() << " k " << k);
+    INFO("rows " << a.rows() << " nnz " << a.nnz() << " k " << k << " alpha " << ep.alpha << " beta " << ep.beta);
     CHECK(bad == 0);
+}
+
+// alpha and beta, alone and before the bias and clamp.
+template <typename V>
+std::vector<Epilogue<V>> scaled_epilogues() {
+    auto with_clamp = Epilogue<V>::bias_relu_cap(V(-0.2), V(1));
+    with_clamp.alpha = V(2);
+    with_clamp.beta = V(-1);
+    return {Epilogue<V>::scaled(V(-0.5), V(2)), Epilogue<V>::scaled(V(1), V(1)), with_clamp};
 }
 
 // The matrices every kernel must handle: empty rows, one very long row, rows not a multiple
@@ -82,6 +116,8 @@ void check_kernel(const Kernel<V, I>& kernel) {
         for (size_type k : {1, 3, 8, 16, 17, 32, 70}) {
             check_against_reference(a, k, kernel, Epilogue<V>::none());
             if (k == 17) check_against_reference(a, k, kernel, Epilogue<V>::bias_relu_cap(V(-0.2), V(1)));
+            if (k == 3 || k == 32)
+                for (const auto& ep : scaled_epilogues<V>()) check_against_reference(a, k, kernel, ep);
         }
 }
 
@@ -176,6 +212,15 @@ TEST_CASE("spmm front door handles column-major operands and reports the kernel"
     CHECK(spmm<double, std::int32_t>(t, b.view(), got.view(), {}, Backend::cpu) ==
           SpmmAlgorithm::tiled_ell);
     CHECK(got(17, 3) == Approx(expected(17, 3)).epsilon(1e-12));
+    // beta reads the caller's column-major C through the row-major copy
+    const auto ep = Epilogue<double>::scaled(0.5, -2.0);
+    DenseMatrix<double> c_rm(200, 9), c_cm(200, 9, Layout::col_major);
+    for (size_type i = 0; i < 200; ++i)
+        for (size_type j = 0; j < 9; ++j) c_rm(i, j) = c_cm(i, j) = double(i - j);
+    reference::spmm<double, std::int32_t>(a, b.view(), c_rm.view(), ep);
+    spmm<double, std::int32_t>(a, b.view(), c_cm.view(), ep, Backend::cpu);
+    for (size_type i = 0; i < 200; ++i)
+        for (size_type j = 0; j < 9; ++j) CHECK(c_cm(i, j) == Approx(c_rm(i, j)).epsilon(1e-12));
 }
 
 TEST_CASE("backend names parse and cuda without a device is an error", "[spmm]") {

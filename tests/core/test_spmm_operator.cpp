@@ -15,10 +15,11 @@ namespace {
 template <typename V, typename I>
 void check_operator(const SpmmOperatorConfig& config) {
     const auto a = generate::power_law<V, I>(900, 1200, 7.0, 2.1, 31);
-    const auto ep = Epilogue<V>::bias_relu_cap(V(-0.1), V(3));
+    auto ep = Epilogue<V>::bias_relu_cap(V(-0.1), V(3));
     for (size_type k : {1, 5, 16, 40}) {
+        ep.beta = k == 5 ? V(1) : V(0);  // C += A·B, then the bias and clamp
         const auto b = generate::random_dense<V>(a.cols(), k, Layout::row_major, 2);
-        DenseMatrix<V> want(a.rows(), k), got(a.rows(), k, Layout::row_major, V(7));
+        DenseMatrix<V> want = generate::random_dense<V>(a.rows(), k, Layout::row_major, 3), got = want;
         reference::spmm<V, I>(a, b.view(), want.view(), ep);
         SpmmOperator<V, I> op(Csr<V, I>(a), config);
         op.multiply(b.view(), got.view(), ep);
@@ -76,4 +77,18 @@ TEMPLATE_PRODUCT_TEST_CASE("the operator on cuda equals the reference (resident 
     using I = typename TestType::second_type;
     for (auto format : {SparseFormat::csr, SparseFormat::tiled_ell})
         check_operator<V, I>({Backend::cuda, format, {128, 1024}, 0});
+    // Half values: the device kernel against the cpu kernel on the same rounded values.
+    const auto a = generate::power_law<V, I>(900, 1200, 7.0, 2.1, 31);
+    SpmmOperatorConfig config{Backend::cuda, SparseFormat::tiled_ell, {128, 1024}, 0, true};
+    SpmmOperator<V, I> device(Csr<V, I>(a), config);
+    config.backend = Backend::cpu;
+    SpmmOperator<V, I> host(Csr<V, I>(a), config);
+    for (size_type k : {1, 16}) {
+        const auto b = generate::random_dense<V>(a.cols(), k, Layout::row_major, 2);
+        DenseMatrix<V> want(a.rows(), k), got(a.rows(), k);
+        host.multiply(b.view(), want.view());
+        device.multiply(b.view(), got.view());
+        for (size_type i = 0; i < a.rows(); ++i)
+            for (size_type j = 0; j < k; ++j) REQUIRE(double(got(i, j)) == Approx(double(want(i, j))).epsilon(1e-4).margin(1e-5));
+    }
 }

@@ -107,9 +107,11 @@ TEMPLATE_PRODUCT_TEST_CASE("cpu tiled ELL equals the tiled reference for every r
             for (size_type k : {1, 2, 3, 16, 17, 33, 70})
                 for (int rf : {0, 1, 2, 4, 8, 12, 16, 32, 64}) {
                     if ((rf == 1 || rf == 2) && k > 3) continue;  // many passes: slow, nothing new
-                    const auto ep = k == 17 ? Epilogue<V>::bias_relu_cap(V(-0.2), V(1)) : Epilogue<V>::none();
+                    auto ep = k == 17 ? Epilogue<V>::bias_relu_cap(V(-0.2), V(1)) : Epilogue<V>::none();
+                    if (k == 3 || k == 33) ep.alpha = V(-0.5), ep.beta = V(2);  // C := -A·B/2 + 2C
                     const auto b = generate::random_dense<V>(a.cols(), k, Layout::row_major, 7);
-                    DenseMatrix<V> want(a.rows(), k), got(a.rows(), k, Layout::row_major, V(-99));
+                    DenseMatrix<V> want = generate::random_dense<V>(a.rows(), k, Layout::row_major, 8);
+                    DenseMatrix<V> got = want;
                     reference::spmm<V, I>(t, b.view(), want.view(), ep);
                     cpu::spmm_tiled_ell<V, I>(t, b.view(), got.view(), ep, rf);
                     INFO("rows " << a.rows() << " block rows " << cfg.block_rows << " buffer "
