@@ -1,6 +1,7 @@
 // The single-rank operator: A and Aᵀ as two of core's SpMM operators.
 #include "apps/xct/projector.hpp"
 
+#include "apps/xct/tiled_system_matrix.hpp"
 #include "core/error.hpp"
 
 namespace tessel::xct {
@@ -47,6 +48,19 @@ LocalProjector<V>::LocalProjector(Csr<V, Index> a, const ProjectorOptions& optio
     lap("operator_a");
     at_ = SpmmOperator<V, Index>(std::move(at), config);
     lap("operator_at");
+}
+
+template <typename V>
+LocalProjector<V>::LocalProjector(TiledEll<V, Index> a, TiledEll<V, Index> at, const ProjectorOptions& options,
+                                  PhaseTimes* times)
+    : options_(options), pixels_(a.cols), rays_(a.rows), nnz_(a.nnz) {
+    PhaseTimes local;
+    auto scope = (times ? *times : local).scope("build");
+    Timer step;
+    const SpmmOperatorConfig config = operator_config(options_);
+    a_ = SpmmOperator<V, Index>(std::move(a), config);
+    at_ = SpmmOperator<V, Index>(std::move(at), config);
+    build_seconds_["operators"] = step.seconds();
 }
 
 template <typename V>
@@ -105,6 +119,18 @@ nlohmann::json LocalProjector<V>::describe() const {
 template <typename V>
 std::unique_ptr<LocalProjector<V>> make_local_projector(const Geometry& geometry, const Ordering& ordering,
                                                         const ProjectorOptions& options, PhaseTimes* times) {
+    if (options.kernel == Kernel::tiled_ell) {  // the lean build: no CSR copy
+        PhaseTimes local;
+        TiledOperators<V> built;
+        {
+            auto scope = (times ? *times : local).scope("build");
+            built = build_tiled_operators<V>(geometry, ordering, options.tiles);
+        }
+        auto op = std::make_unique<LocalProjector<V>>(std::move(built.a), std::move(built.at), options, times);
+        op->build_seconds_["trace"] = built.trace_seconds;
+        op->build_seconds_["transpose"] = built.transpose_seconds;
+        return op;
+    }
     Csr<V, Index> a;
     Timer timer;
     {

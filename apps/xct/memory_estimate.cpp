@@ -15,44 +15,48 @@
 
 namespace tessel::xct {
 
-double MemoryEstimate::total() const { return std::max(build_peak, matrices + vectors) + rank0; }
+double MemoryEstimate::total() const { return std::max(build_peak, matrices + vectors) + rank0 + process; }
 
 MemoryEstimate estimate_memory(const MemoryPlan& p) {
     MemoryEstimate e;
-    const double v = double(p.value_bytes), nnz_rank = double(p.nnz) / double(std::max(1, p.p_data));
+    const double x = double(p.value_bytes);  // vectors
+    const double v = p.stored_value_bytes ? double(p.stored_value_bytes) : x;  // the operator's values
+    const double nnz_rank = double(p.nnz) / double(std::max(1, p.p_data));
     const double pixels = double(p.pixels) / double(p.p_data), rays = double(p.rays) / double(p.p_data);
-    const double csr_entry = double(sizeof(Index)) + v;
+    // The build's CSR (data ranks) holds values in the vectors' precision.
+    const double csr_entry = double(sizeof(Index)) + x;
     const double csr = nnz_rank * csr_entry + (rays + pixels) * 8.0;  // one of A, Aᵀ as CSR
-    double one;  // one of A, Aᵀ as stored for the iterations
+    const double padding = p.hilbert ? assumed_padding : assumed_padding_natural;
+    const double map = (p.hilbert ? assumed_map : assumed_map_natural) * nnz_rank * double(sizeof(Index));
+    const double tiled = nnz_rank * (1.0 + padding) * (2.0 + v) + map;  // one of A, Aᵀ as tiled ELL
+    const double one = p.kernel == Kernel::csr ? nnz_rank * (double(sizeof(Index)) + v) + (rays + pixels) * 8.0 : tiled;
+    e.matrices = 2 * one;
     if (p.p_data > 1) {
-        // Sender-multiplies: CSR blocks; the build also holds the exchange buffers.
-        one = nnz_rank * csr_entry + (rays + pixels) * 8.0;
-        e.matrices = 2 * one;
-        e.build_peak = 2 * one + 2 * nnz_rank * csr_entry + double(p.pixels) * 16.0;
+        // Sender-multiplies: CSR blocks exchanged and transposed before the local operators.
+        e.build_peak = 2 * one + 2 * csr + double(p.pixels) * 16.0;
     } else if (p.kernel != Kernel::csr) {
-        const double stored = p.stored_value_bytes ? double(p.stored_value_bytes) : v;
-        one = nnz_rank * (1.0 + assumed_padding) * (2.0 + stored) + nnz_rank * assumed_map * double(sizeof(Index));
-        e.matrices = 2 * one;
-        // Tiled A next to CSR A and CSR Aᵀ (the transpose), then tiled A, CSR Aᵀ and tiled Aᵀ.
-        e.build_peak = std::max(one + 2 * csr, 2 * one + csr);
+        // The lean build: tiled A, then tiled Aᵀ made from it (its maps held twice meanwhile),
+        // both in the vectors' precision; mixed then moves each one's values to half.
+        const double built = nnz_rank * (1.0 + padding) * (2.0 + x) + map;
+        e.build_peak = 2 * built + map + (v < x ? nnz_rank * (1.0 + padding) * v : 0.0);
     } else {
-        one = csr;
-        e.matrices = 2 * csr;
-        e.build_peak = 2 * csr + double(p.pixels) * 8.0 * 2;
+        e.build_peak = 2 * one + csr + double(p.pixels) * 8.0 * 2;
     }
     // Solver: b, r, q (rays) and x, p, s (pixels), K columns; the distributed SpMM adds
     // partial-result buffers of about the same size again.
-    e.vectors = 3.0 * (rays + pixels) * double(p.k) * v;
+    e.vectors = 3.0 * (rays + pixels) * double(p.k) * x;
     if (p.p_data > 1) e.vectors *= 2;
     const double round = double(p.round_slices);
     e.rank0 = double(p.slices) * double(p.pixels) * 4.0                               // volume
-              + round * (double(p.rays) * (4.0 + v) + double(p.input_bytes_per_slice)) // inputs
-              + round * (3.0 * double(p.pixels) + double(p.rays)) * v;                // gathered state
-    e.items = {{"A (" + std::string(p.p_data > 1 ? "csr" : to_string(p.kernel)) + ")", one},
+              + round * (double(p.rays) * (4.0 + x) + double(p.input_bytes_per_slice)) // inputs
+              + round * (3.0 * double(p.pixels) + double(p.rays)) * x;                // gathered state
+    e.process = process_bytes;
+    e.items = {{"A (" + std::string(to_string(p.kernel)) + ", " + std::to_string(static_cast<size_type>(v)) + "-byte values)", one},
                {"A^T", one},
                {"build peak", e.build_peak},
                {"solver vectors and buffers (" + std::to_string(p.k) + " slices)", e.vectors},
-               {"rank 0: volume, inputs of a round, gathered state", e.rank0}};
+               {"rank 0: volume, inputs of a round, gathered state", e.rank0},
+               {"process (libraries)", e.process}};
     return e;
 }
 

@@ -16,8 +16,9 @@ namespace tessel::xct {
 struct MemoryPlan {
     size_type nnz = 0;            // nonzeros of A (an upper bound from estimate_nnz)
     size_type pixels = 0, rays = 0;
-    size_type value_bytes = 4;    // float or double
+    size_type value_bytes = 4;    // the solver's vectors: float or double
     size_type stored_value_bytes = 0;  // a value in the finished operator (2: mixed; 0: value_bytes)
+    bool hilbert = true;          // Hilbert order (less padding, more reuse than natural)
     Kernel kernel = Kernel::tiled_ell;
     int p_data = 1;               // data ranks sharing A
     size_type k = 1;              // slices per batch on one rank
@@ -34,14 +35,17 @@ struct MemoryEstimate {
     double build_peak = 0; // the largest moment of the build
     double vectors = 0;    // solver vectors and SpMM buffers
     double rank0 = 0;      // inputs of one round, the volume, gathered state
-    double total() const;  // max(build_peak, matrices + vectors) + rank0
+    double process = 0;    // the process before any data (libraries: MPI, HDF5, CUDA runtime)
+    double total() const;  // max(build_peak, matrices + vectors) + rank0 + process
 };
 
-/// Padding of tiled ELL assumed by the estimate (measured with the default tiles on the
-/// MemXCT geometries: 3-8% in Hilbert order, up to 15% in natural order).
-inline constexpr double assumed_padding = 0.15;
-/// Staged map entries per nonzero assumed (1 / average reuse; reuse measured 6-15).
-inline constexpr double assumed_map = 0.2;
+/// Padding of tiled ELL and staged map entries per nonzero (1 / average reuse) assumed with
+/// the default tiles, measured on the MemXCT geometries (docs/BENCHMARKS.md, "Lean operator
+/// build"): Hilbert order 7-8 % padding and reuse 13-16; natural order up to 21 % and 1.3-2.
+inline constexpr double assumed_padding = 0.08, assumed_padding_natural = 0.21;
+inline constexpr double assumed_map = 0.08, assumed_map_natural = 0.8;
+/// Resident memory of the process before any data (measured: 263 MiB for tessel-xct).
+inline constexpr double process_bytes = 272.0 * 1024 * 1024;
 
 MemoryEstimate estimate_memory(const MemoryPlan& plan);
 

@@ -87,6 +87,9 @@ public:
     /// Takes the CSR rows of A (all rays), forms Aᵀ (parallel transpose) and builds core's
     /// operator on both (freeing the CSR copies as it goes). `times` gets "build".
     LocalProjector(Csr<ValueType, Index> a, const ProjectorOptions& options, PhaseTimes* times = nullptr);
+    /// Takes A and Aᵀ already in tiled ELL (the lean build of tiled_system_matrix.hpp).
+    LocalProjector(TiledEll<ValueType, Index> a, TiledEll<ValueType, Index> at, const ProjectorOptions& options,
+                   PhaseTimes* times = nullptr);
     size_type pixels() const override { return pixels_; }
     size_type rays() const override { return rays_; }
     void forward(DenseMatrix<ValueType>& x, DenseMatrix<ValueType>& y) override;
@@ -111,7 +114,8 @@ private:
     SpmmOperator<ValueType, Index> a_, at_;
 };
 
-/// Builds A for every ray of `ordering` (two-pass, parallel) and the local operator.
+/// Builds A for every ray of `ordering` (two-pass, parallel) and the local operator; with the
+/// tiled ELL kernel straight in tiled ELL (no CSR copy, tiled_system_matrix.hpp).
 template <typename ValueType>
 std::unique_ptr<LocalProjector<ValueType>> make_local_projector(const Geometry& geometry,
                                                                 const Ordering& ordering,

@@ -46,6 +46,7 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
     m.rays = info.geometry.num_rays();
     m.value_bytes = o.double_precision ? 8 : 4;
     m.stored_value_bytes = o.projector.half_values ? 2 : m.value_bytes;
+    m.hilbert = o.order == DomainOrder::hilbert;
     m.kernel = o.projector.kernel;
     m.slices = info.slices;
     m.input_bytes_per_slice = info.input_bytes_per_slice;
@@ -126,6 +127,21 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
     return plan;
 }
 
+// The data ranks one slice per batch needs in each precision (values and vectors in bytes).
+std::string data_ranks_needed(MemoryPlan m, double limit) {
+    std::ostringstream out;
+    out << "data ranks needed for one slice per batch under " << format_bytes(limit) << ":";
+    const char* names[] = {"single", "mixed (fp16 values)", "double"};
+    const size_type value_bytes[] = {4, 2, 8}, vector_bytes[] = {4, 4, 8};
+    for (int i = 0; i < 3; ++i) {
+        m.stored_value_bytes = value_bytes[i];
+        m.value_bytes = vector_bytes[i];
+        const int need = min_data_ranks(m, limit);
+        out << (i ? ", " : " ") << names[i] << " " << (need > 0 ? std::to_string(need) : std::string("none fits"));
+    }
+    return out.str();
+}
+
 template <typename V>
 void plan_run(RunContext<V>& c, ReconstructResult& result) {
     const ReconstructOptions& o = c.o;
@@ -150,6 +166,7 @@ void plan_run(RunContext<V>& c, ReconstructResult& result) {
     log << ", " << precision_name(o) << " precision, " << to_string(o.order) << " order\n";
     log << "memory estimate (nnz(A) <= " << c.nnz_bound << "):\n" << estimate_text(c.plan.estimate, c.limit);
     if (!c.plan.does_not_fit.empty()) log << "does not fit: " << c.plan.does_not_fit << "\n";
+    if (o.dry_run) log << data_ranks_needed(c.plan.memory, c.limit) << "\n";
 }
 
 template void plan_run<float>(RunContext<float>&, ReconstructResult&);

@@ -26,6 +26,9 @@ double memory_limit(const ReconstructOptions& o, MPI_Comm world);
 
 /// The estimate's items, one a line, and the total against the limit.
 std::string estimate_text(const MemoryEstimate& e, double limit);
+/// "data ranks needed for one slice per batch under 14.4 GiB: single 4, mixed (fp16 values) 2,
+/// double 8" (min_data_ranks with each precision's value and vector bytes), for --dry-run.
+std::string data_ranks_needed(MemoryPlan m, double limit);
 
 /// Picks the data ranks and the slices per batch so that the estimate fits the limit, or throws
 /// OutOfMemoryBudget saying what would fit (dry runs get does_not_fit instead).

@@ -1,0 +1,258 @@
+// Tiled ELL transpose: A's blocks are decoded one at a time into a small CSR (rows in order,
+// zeros skipped), and each thread walks a contiguous run of A's rows, so the rows of A that
+// meet a block of Aᵀ come out ascending without sorting and their rank is a moving cursor.
+#include "core/formats/tiled_ell_transpose.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "core/formats/tiled_ell_layout.hpp"
+#include "core/formats/tiled_ell_rows.hpp"
+#include "core/instantiate.hpp"
+
+namespace tessel {
+
+namespace {
+
+// Rows of A's block b as CSR: row_ptr local to the block, each row's entries in (stage, slot)
+// order, padding and stored zeros left out.
+template <typename V, typename I>
+void decode_block(const TiledEll<V, I>& a, size_type b, RowBlock<V, I>& out) {
+    constexpr size_type w = TiledEll<V, I>::warp_size;
+    const size_type warps = a.warps_per_block(), r0 = b * a.config.block_rows;
+    const size_type rows = std::min(a.rows, r0 + a.config.block_rows) - r0;
+    out.row_ptr.assign(static_cast<std::size_t>(rows + 1), 0);
+    auto for_each = [&](auto&& visit) {
+        for (size_type s = a.buffdispl[b]; s < a.buffdispl[b + 1]; ++s)
+            for (size_type wi = 0; wi < warps; ++wi)
+                for (size_type m = a.warpdispl[s * warps + wi]; m < a.warpdispl[s * warps + wi + 1]; ++m)
+                    for (size_type lane = 0; lane < w; ++lane) {
+                        const size_type r = wi * w + lane, slot = m * w + lane;
+                        if (r < rows && a.values[slot] != V{0}) visit(r, s, slot);
+                    }
+    };
+    for_each([&](size_type r, size_type, size_type) { ++out.row_ptr[r + 1]; });
+    for (size_type r = 0; r < rows; ++r) out.row_ptr[r + 1] += out.row_ptr[r];
+    out.col.resize(static_cast<std::size_t>(out.row_ptr.back()));
+    out.values.resize(out.col.size());
+    std::vector<size_type>& next = out.row_ptr;  // advanced while writing, then restored
+    for_each([&](size_type r, size_type s, size_type slot) {
+        const size_type e = next[r]++;
+        out.col[e] = a.map[a.mapdispl[s] + a.index[slot]];
+        out.values[e] = a.values[slot];
+    });
+    for (size_type r = rows; r > 0; --r) next[r] = next[r - 1];
+    next[0] = 0;
+}
+
+// Runs of A's blocks, one per thread, of about equal stored slots.
+template <typename V, typename I>
+std::vector<size_type> thread_runs(const TiledEll<V, I>& a, int threads) {
+    const size_type blocks = a.num_blocks(), warps = a.warps_per_block();
+    std::vector<size_type> start(static_cast<std::size_t>(threads + 1), blocks);
+    start[0] = 0;
+    const size_type slots = a.warpdispl.empty() ? 0 : a.warpdispl.back();
+    size_type b = 0;
+    for (int t = 1; t < threads; ++t) {
+        const size_type goal = slots * t / threads;
+        while (b < blocks && a.warpdispl[a.buffdispl[b] * warps] < goal) ++b;
+        start[t] = b;
+    }
+    return start;
+}
+
+// Calls visit(row of A, column of A, value) for the entries of thread t's run, rows ascending.
+template <typename V, typename I, typename Visit>
+void walk_run(const TiledEll<V, I>& a, size_type first_block, size_type last_block, RowBlock<V, I>& block,
+              Visit&& visit) {
+    for (size_type b = first_block; b < last_block; ++b) {
+        decode_block(a, b, block);
+        const size_type r0 = b * a.config.block_rows;
+        for (size_type r = 0; r + 1 < static_cast<size_type>(block.row_ptr.size()); ++r)
+            for (size_type e = block.row_ptr[r]; e < block.row_ptr[r + 1]; ++e)
+                visit(static_cast<I>(r0 + r), block.col[e], block.values[e]);
+    }
+}
+
+// Calls visit(row of A, column of A, value) for the entries of blocks [first_block, last_block)
+// in storage order (rows interleaved within a block): no decoding, for passes that need no order.
+template <typename V, typename I, typename Visit>
+void walk_stored(const TiledEll<V, I>& a, size_type first_block, size_type last_block, Visit&& visit) {
+    constexpr size_type w = TiledEll<V, I>::warp_size;
+    const size_type warps = a.warps_per_block();
+    for (size_type b = first_block; b < last_block; ++b) {
+        const size_type r0 = b * a.config.block_rows;
+        for (size_type s = a.buffdispl[b]; s < a.buffdispl[b + 1]; ++s) {
+            const I* map = a.map.data() + a.mapdispl[s];
+            for (size_type wi = 0; wi < warps; ++wi) {
+                const size_type lanes = std::min(w, a.rows - r0 - wi * w);
+                for (size_type m = a.warpdispl[s * warps + wi]; m < a.warpdispl[s * warps + wi + 1]; ++m)
+                    for (size_type lane = 0; lane < lanes; ++lane) {
+                        const V v = a.values[m * w + lane];
+                        if (v != V{0}) visit(b, static_cast<I>(r0 + wi * w + lane), map[a.index[m * w + lane]], v);
+                    }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+template <typename V, typename I>
+TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig& config) {
+    check_tiled_ell_config(config);
+    constexpr size_type w = TiledEll<V, I>::warp_size;
+    const size_type br = config.block_rows, be = config.buffer_entries, warps = br / w;
+    const size_type blocks = (a.cols + br - 1) / br;  // blocks of Aᵀ
+    const int threads = std::max(1, omp_get_max_threads());
+    const std::vector<size_type> run = thread_runs(a, threads);
+
+    // Pass 1: per thread and block of Aᵀ, the rows of A that meet it, ascending: a bit per
+    // (block of Aᵀ, row of A's current block), emptied in order after each block of A.
+    std::vector<std::vector<std::vector<I>>> rows_of(static_cast<std::size_t>(threads));
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num();
+        auto& mine = rows_of[t];
+        mine.resize(static_cast<std::size_t>(blocks));
+        const size_type words = (a.config.block_rows + 63) / 64;
+        std::vector<std::uint64_t> bits(static_cast<std::size_t>(blocks * words), 0);
+        std::vector<size_type> touched;
+        std::vector<char> listed(static_cast<std::size_t>(blocks), 0);
+        size_type current = -1;
+        auto flush = [&]() {
+            const size_type r0 = current * a.config.block_rows;
+            std::sort(touched.begin(), touched.end());
+            for (const size_type p : touched) {
+                listed[p] = 0;
+                for (size_type k = 0; k < words; ++k)
+                    for (std::uint64_t word = std::exchange(bits[p * words + k], 0); word; word &= word - 1)
+                        mine[p].push_back(static_cast<I>(r0 + k * 64 + std::countr_zero(word)));
+            }
+            touched.clear();
+        };
+        walk_stored(a, run[t], run[t + 1], [&](size_type b, I row, I col, V) {
+            if (b != current) {
+                if (current >= 0) flush();
+                current = b;
+            }
+            const size_type p = col / br, r = row - current * a.config.block_rows;
+            if (!listed[p]) {
+                listed[p] = 1;
+                touched.push_back(p);
+            }
+            bits[p * words + r / 64] |= std::uint64_t(1) << (r % 64);
+        });
+        if (current >= 0) flush();
+    }
+    // Where each thread's rows start among a block's distinct columns, and the stages.
+    std::vector<size_type> distinct(static_cast<std::size_t>(blocks), 0), stage_at(static_cast<std::size_t>(blocks + 1), 0);
+    std::vector<std::vector<size_type>> base(static_cast<std::size_t>(threads), std::vector<size_type>(blocks));
+    for (size_type p = 0; p < blocks; ++p) {
+        for (int t = 0; t < threads; ++t) {
+            base[t][p] = distinct[p];
+            distinct[p] += static_cast<size_type>(rows_of[t][p].size());
+        }
+        stage_at[p + 1] = stage_at[p] + detail::stages_for(distinct[p], be);
+    }
+
+    // Pass 3 walks the entries row by row: the rank of A's row among the block's distinct
+    // columns is a cursor into the thread's own list.
+    auto walk_ranked = [&](int t, RowBlock<V, I>& block, auto&& visit) {
+        std::vector<size_type> cursor(static_cast<std::size_t>(blocks), 0);
+        const auto& mine = rows_of[t];
+        walk_run(a, run[t], run[t + 1], block, [&](I row, I col, V v) {
+            const size_type p = col / br;
+            size_type& c = cursor[p];
+            while (mine[p][c] < row) ++c;
+            const size_type rank = base[t][p] + c, s = rank / be;
+            visit(p, s, rank - s * be, col - p * br, v);
+        });
+    };
+    // Pass 2: entries per (row of Aᵀ, stage) and thread, in storage order: the stage of a row
+    // of A is found among the first rows of the block's stages (a few).
+    const std::size_t keys = static_cast<std::size_t>(stage_at.back() * br);
+    std::vector<I> first_row_of_stage(static_cast<std::size_t>(stage_at.back()));
+    for (size_type p = 0; p < blocks; ++p)
+        for (size_type s = 0; s < stage_at[p + 1] - stage_at[p]; ++s) {
+            size_type rank = s * be;  // the rank-th distinct row, found in its thread's list
+            int u = 0;
+            while (u + 1 < threads && base[u + 1][p] <= rank) ++u;
+            first_row_of_stage[stage_at[p] + s] =
+                rank < distinct[p] ? rows_of[u][p][rank - base[u][p]] : std::numeric_limits<I>::max();
+        }
+    std::vector<std::vector<std::uint32_t>> count(static_cast<std::size_t>(threads));
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num();
+        auto& mine = count[t];
+        mine.assign(keys, 0);
+        walk_stored(a, run[t], run[t + 1], [&](size_type, I row, I col, V) {
+            const size_type p = col / br;
+            size_type s = stage_at[p];
+            while (s + 1 < stage_at[p + 1] && first_row_of_stage[s + 1] <= row) ++s;
+            ++mine[s * br + (col - p * br)];
+        });
+    }
+    // Widths per (stage, warp); the counters become each thread's first slot per key.
+    std::vector<std::vector<size_type>> widths(static_cast<std::size_t>(blocks));
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
+    for (size_type p = 0; p < blocks; ++p) {
+        const size_type stages = stage_at[p + 1] - stage_at[p];
+        widths[p].assign(static_cast<std::size_t>(stages * warps), 0);
+        for (size_type s = 0; s < stages; ++s)
+            for (size_type r = 0; r < br; ++r) {
+                const std::size_t key = static_cast<std::size_t>((stage_at[p] + s) * br + r);
+                std::uint32_t sum = 0;
+                for (int t = 0; t < threads; ++t) {
+                    const std::uint32_t here = count[t][key];
+                    count[t][key] = sum;
+                    sum += here;
+                }
+                size_type& width = widths[p][s * warps + r / w];
+                width = std::max<size_type>(width, sum);
+            }
+    }
+    TiledEll<V, I> t;
+    t.rows = a.cols;
+    t.cols = a.rows;
+    t.config = config;
+    detail::lay_out_tiled_ell(t, distinct, widths);
+    widths = {};
+    size_type nnz = 0;
+
+    // Pass 3: every entry to its slot; the maps are the threads' lists end to end.
+#pragma omp parallel num_threads(threads) reduction(+ : nnz)
+    {
+        const int th = omp_get_thread_num();
+        RowBlock<V, I> block;
+        walk_ranked(th, block, [&](size_type p, size_type s, size_type local, size_type r, V v) {
+            const size_type m = count[th][(stage_at[p] + s) * br + r]++;
+            const size_type slot = (t.warpdispl[(stage_at[p] + s) * warps + r / w] + m) * w + r % w;
+            t.index[slot] = static_cast<std::uint16_t>(local);
+            t.values[slot] = v;
+            ++nnz;
+        });
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 16)
+        for (size_type p = 0; p < blocks; ++p)
+            for (int u = 0; u < threads; ++u)
+                std::copy(rows_of[u][p].begin(), rows_of[u][p].end(),
+                          t.map.begin() + t.mapdispl[stage_at[p]] + base[u][p]);
+    }
+    t.nnz = nnz;
+    return t;
+}
+
+#define TESSEL_INSTANTIATE(V, I) \
+    template TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>&, const TiledEllConfig&);
+TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
+#undef TESSEL_INSTANTIATE
+
+}  // namespace tessel
