@@ -124,7 +124,7 @@ std::unique_ptr<LocalProjector<V>> make_local_projector(const Geometry& geometry
         TiledOperators<V> built;
         {
             auto scope = (times ? *times : local).scope("build");
-            built = build_tiled_operators<V>(geometry, ordering, options.tiles);
+            built = build_tiled_operators<V>(geometry, ordering, options.tiles, options.half_values);
         }
         auto op = std::make_unique<LocalProjector<V>>(std::move(built.a), std::move(built.at), options, times);
         op->build_seconds_["trace"] = built.trace_seconds;

@@ -35,10 +35,9 @@ MemoryEstimate estimate_memory(const MemoryPlan& p) {
         // Sender-multiplies: CSR blocks exchanged and transposed before the local operators.
         e.build_peak = 2 * one + 2 * csr + double(p.pixels) * 16.0;
     } else if (p.kernel != Kernel::csr) {
-        // The lean build: tiled A, then tiled Aᵀ made from it (its maps held twice meanwhile),
-        // both in the vectors' precision; mixed then moves each one's values to half.
-        const double built = nnz_rank * (1.0 + padding) * (2.0 + x) + map;
-        e.build_peak = 2 * built + map + (v < x ? nnz_rank * (1.0 + padding) * v : 0.0);
+        // The lean build: tiled A (its values traced straight into their stored precision,
+        // half for mixed), then tiled Aᵀ made from it (its maps held twice meanwhile).
+        e.build_peak = 2 * tiled + map;
     } else {
         e.build_peak = 2 * one + csr + double(p.pixels) * 8.0 * 2;
     }

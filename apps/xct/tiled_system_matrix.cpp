@@ -12,7 +12,7 @@ namespace tessel::xct {
 
 template <typename V>
 TiledEll<V, Index> trace_tiled(const Geometry& g, const Ordering& o, size_type first, size_type last,
-                               const TiledEllConfig& config) {
+                               const TiledEllConfig& config, bool half_values) {
     TESSEL_ENSURE_DIMS(0 <= first && first <= last && last <= g.num_rays(), "trace_tiled: bad ray range");
     // Rows of one block: each ray traced in order along it, as build_rows writes them.
     const RowBlockSource<V, Index> rays = [&](size_type r0, size_type r1, RowBlock<V, Index>& out) {
@@ -24,14 +24,15 @@ TiledEll<V, Index> trace_tiled(const Geometry& g, const Ordering& o, size_type f
             out.end_row();
         }
     };
-    return tiled_ell_from_row_blocks<V, Index>(last - first, g.num_pixels(), rays, config);
+    return tiled_ell_from_row_blocks<V, Index>(last - first, g.num_pixels(), rays, config, half_values);
 }
 
 template <typename V>
-TiledOperators<V> build_tiled_operators(const Geometry& g, const Ordering& o, const TiledEllConfig& config) {
+TiledOperators<V> build_tiled_operators(const Geometry& g, const Ordering& o, const TiledEllConfig& config,
+                                        bool half_values) {
     TiledOperators<V> ops;
     Timer timer;
-    ops.a = trace_tiled<V>(g, o, 0, g.num_rays(), config);
+    ops.a = trace_tiled<V>(g, o, 0, g.num_rays(), config, half_values);
     ops.trace_seconds = timer.seconds();
     timer.restart();
     ops.at = tiled_ell_transpose(ops.a, config);
@@ -40,10 +41,10 @@ TiledOperators<V> build_tiled_operators(const Geometry& g, const Ordering& o, co
 }
 
 template TiledEll<float, Index> trace_tiled(const Geometry&, const Ordering&, size_type, size_type,
-                                            const TiledEllConfig&);
+                                            const TiledEllConfig&, bool);
 template TiledEll<double, Index> trace_tiled(const Geometry&, const Ordering&, size_type, size_type,
-                                             const TiledEllConfig&);
-template TiledOperators<float> build_tiled_operators(const Geometry&, const Ordering&, const TiledEllConfig&);
-template TiledOperators<double> build_tiled_operators(const Geometry&, const Ordering&, const TiledEllConfig&);
+                                             const TiledEllConfig&, bool);
+template TiledOperators<float> build_tiled_operators(const Geometry&, const Ordering&, const TiledEllConfig&, bool);
+template TiledOperators<double> build_tiled_operators(const Geometry&, const Ordering&, const TiledEllConfig&, bool);
 
 }  // namespace tessel::xct

@@ -11,11 +11,11 @@ namespace tessel::detail {
 
 /// Fills buffdispl, mapdispl and warpdispl of `t` (rows, cols, nnz and config set) from each
 /// block's distinct-column count and its slot widths per (stage, warp), and sizes map, index
-/// and values (padding: index 0, value 0). Stage s of a block holds distinct columns
+/// and values, or half_values when `half` (padding: index 0, value 0). Stage s of a block holds distinct columns
 /// [s·buffer_entries, (s+1)·buffer_entries). `widths[b]` has stages × warps entries.
 template <typename V, typename I>
 void lay_out_tiled_ell(TiledEll<V, I>& t, const std::vector<size_type>& distinct,
-                       const std::vector<std::vector<size_type>>& widths) {
+                       const std::vector<std::vector<size_type>>& widths, bool half = false) {
     const size_type warps = t.warps_per_block(), be = t.config.buffer_entries;
     const size_type blocks = static_cast<size_type>(widths.size());
     t.buffdispl.assign(static_cast<std::size_t>(blocks + 1), 0);
@@ -35,7 +35,11 @@ void lay_out_tiled_ell(TiledEll<V, I>& t, const std::vector<size_type>& distinct
     const size_type slots = t.warpdispl.back();
     t.map.resize(static_cast<std::size_t>(t.mapdispl.back()));
     t.index.resize(static_cast<std::size_t>(slots * TiledEll<V, I>::warp_size));
-    t.values.resize(static_cast<std::size_t>(slots * TiledEll<V, I>::warp_size));
+    const auto stored = static_cast<std::size_t>(slots * TiledEll<V, I>::warp_size);
+    if (half)
+        t.half_values.resize(stored);
+    else
+        t.values.resize(stored);
 }
 
 /// Stages of a block with `distinct` columns (at least one, as tiled_ell_from_csr).

@@ -4,6 +4,7 @@
 #include "core/formats/tiled_ell_rows.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <exception>
 #include <string>
 
@@ -85,7 +86,7 @@ struct ThreadState {
 
 template <typename V, typename I>
 TiledEll<V, I> tiled_ell_from_row_blocks(size_type rows, size_type cols, const RowBlockSource<V, I>& source,
-                                         const TiledEllConfig& config) {
+                                         const TiledEllConfig& config, bool half_values) {
     check_tiled_ell_config(config);
     if (rows < 0 || cols < 0)
         TESSEL_INVALID_INPUT("row block source", 0, "negative size " + std::to_string(rows) + " x " + std::to_string(cols));
@@ -129,7 +130,7 @@ TiledEll<V, I> tiled_ell_from_row_blocks(size_type rows, size_type cols, const R
     t.cols = cols;
     t.config = config;
     for (const size_type n : block_nnz) t.nnz += n;
-    detail::lay_out_tiled_ell(t, distinct, widths);
+    detail::lay_out_tiled_ell(t, distinct, widths, half_values);
     widths = {};
 
     // Pass 2: the rows again, every entry to its slot; the maps move into place.
@@ -164,7 +165,15 @@ TiledEll<V, I> tiled_ell_from_row_blocks(size_type rows, size_type cols, const R
                 }
                 const size_type slot = (first + m) * w + r % w;
                 t.index[slot] = static_cast<std::uint16_t>(pos - st * be);
-                t.values[slot] = va[e];
+                if (!half_values) {
+                    t.values[slot] = va[e];
+                } else if (std::abs(double(va[e])) <= half_max) {
+                    t.half_values[slot] = float_to_half(static_cast<float>(va[e]));
+                } else {
+                    TESSEL_INVALID_INPUT("tiled ELL values", r0 + r,
+                                         "row " + std::to_string(r0 + r) + " holds " + std::to_string(double(va[e])) +
+                                             ", which does not fit IEEE half precision (finite, magnitude <= 65504)");
+                }
             }
         std::vector<I>().swap(maps[b]);
         if (!same)
@@ -176,7 +185,7 @@ TiledEll<V, I> tiled_ell_from_row_blocks(size_type rows, size_type cols, const R
 
 #define TESSEL_INSTANTIATE(V, I)                                                                          \
     template TiledEll<V, I> tiled_ell_from_row_blocks(size_type, size_type, const RowBlockSource<V, I>&, \
-                                                      const TiledEllConfig&);
+                                                      const TiledEllConfig&, bool);
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 

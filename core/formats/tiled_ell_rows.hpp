@@ -39,10 +39,12 @@ using RowBlockSource = std::function<void(size_type first, size_type last, RowBl
 /// the source per block, memory beyond the result: each block's distinct columns and one
 /// block of rows per thread). Throws InvalidInput for a bad configuration or rows that do not
 /// fit (column out of range, wrong row count) and Error when the two calls differ.
+/// half_values: the values go straight to IEEE half (as store_values_in_half, never held in
+/// ValueType; InvalidInput for a value that is not finite or beyond ±65504).
 template <typename ValueType, typename IndexType>
 TiledEll<ValueType, IndexType> tiled_ell_from_row_blocks(size_type rows, size_type cols,
                                                          const RowBlockSource<ValueType, IndexType>& source,
-                                                         const TiledEllConfig& config = {});
+                                                         const TiledEllConfig& config = {}, bool half_values = false);
 
 /// Checks a tiled ELL configuration (the messages of tiled_ell_from_csr). Throws InvalidInput.
 void check_tiled_ell_config(const TiledEllConfig& config);

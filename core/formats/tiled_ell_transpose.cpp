@@ -34,7 +34,7 @@ void decode_block(const TiledEll<V, I>& a, size_type b, RowBlock<V, I>& out) {
                 for (size_type m = a.warpdispl[s * warps + wi]; m < a.warpdispl[s * warps + wi + 1]; ++m)
                     for (size_type lane = 0; lane < w; ++lane) {
                         const size_type r = wi * w + lane, slot = m * w + lane;
-                        if (r < rows && a.values[slot] != V{0}) visit(r, s, slot);
+                        if (r < rows && a.value(slot) != V{0}) visit(r, s, slot);
                     }
     };
     for_each([&](size_type r, size_type, size_type) { ++out.row_ptr[r + 1]; });
@@ -45,7 +45,7 @@ void decode_block(const TiledEll<V, I>& a, size_type b, RowBlock<V, I>& out) {
     for_each([&](size_type r, size_type s, size_type slot) {
         const size_type e = next[r]++;
         out.col[e] = a.map[a.mapdispl[s] + a.index[slot]];
-        out.values[e] = a.values[slot];
+        out.values[e] = a.value(slot);
     });
     for (size_type r = rows; r > 0; --r) next[r] = next[r - 1];
     next[0] = 0;
@@ -94,7 +94,7 @@ void walk_stored(const TiledEll<V, I>& a, size_type first_block, size_type last_
                 const size_type lanes = std::min(w, a.rows - r0 - wi * w);
                 for (size_type m = a.warpdispl[s * warps + wi]; m < a.warpdispl[s * warps + wi + 1]; ++m)
                     for (size_type lane = 0; lane < lanes; ++lane) {
-                        const V v = a.values[m * w + lane];
+                        const V v = a.value(m * w + lane);
                         if (v != V{0}) visit(b, static_cast<I>(r0 + wi * w + lane), map[a.index[m * w + lane]], v);
                     }
             }
@@ -223,7 +223,8 @@ TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig
     t.rows = a.cols;
     t.cols = a.rows;
     t.config = config;
-    detail::lay_out_tiled_ell(t, distinct, widths);
+    const bool half = a.stores_half();  // half values stay half (exactly: no rounding again)
+    detail::lay_out_tiled_ell(t, distinct, widths, half);
     widths = {};
     size_type nnz = 0;
 
@@ -236,7 +237,10 @@ TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig
             const size_type m = count[th][(stage_at[p] + s) * br + r]++;
             const size_type slot = (t.warpdispl[(stage_at[p] + s) * warps + r / w] + m) * w + r % w;
             t.index[slot] = static_cast<std::uint16_t>(local);
-            t.values[slot] = v;
+            if (half)
+                t.half_values[slot] = float_to_half(static_cast<float>(v));
+            else
+                t.values[slot] = v;
             ++nnz;
         });
 #pragma omp barrier

@@ -12,7 +12,8 @@ namespace tessel {
 /// Three parallel passes over A (each thread a run of A's blocks): the distinct rows of A per
 /// block of Aᵀ, the entries per (row, stage) of Aᵀ, then every entry to its slot. Memory
 /// beyond A and the result: Aᵀ's maps once more and two counters per (row, stage) and thread.
-/// The result does not depend on the thread count. Throws InvalidInput for a bad config.
+/// The result does not depend on the thread count; half values stay half. Throws InvalidInput
+/// for a bad config.
 template <typename ValueType, typename IndexType>
 TiledEll<ValueType, IndexType> tiled_ell_transpose(const TiledEll<ValueType, IndexType>& a,
                                                    const TiledEllConfig& config = {});

@@ -133,3 +133,35 @@ TEMPLATE_PRODUCT_TEST_CASE("tiled ELL transpose equals the CSR builder on the tr
     CHECK_THROWS_WITH(tiled_ell_transpose(TiledEll<V, I>{}, TiledEllConfig{64, 0}),
                       Catch::Contains("buffer_entries 0 outside 1..65536"));
 }
+
+TEST_CASE("the lean builders keep half values: straight from the rows, and through the transpose",
+          "[tiled-ell][formats][half]") {
+    using V = float;
+    using I = std::int32_t;
+    for (const auto& a : lean_corpus<V, I>()) {
+        const TiledEllConfig cut{64, 100};
+        auto want = tiled_ell_from_csr(a, cut);
+        store_values_in_half(want);
+        const auto mine = tiled_ell_from_row_blocks<V, I>(a.rows(), a.cols(), rows_of(a), cut, true);
+        INFO("rows " << a.rows() << " nnz " << a.nnz());
+        CHECK(mine.values.empty());
+        CHECK(mine.half_values == want.half_values);
+        CHECK(mine.index == want.index);
+        CHECK(mine.map == want.map);
+        // Aᵀ from half A: the same half values as Aᵀ from fp32 A, then rounded.
+        auto want_t = tiled_ell_transpose(tiled_ell_from_csr(a, cut), cut);
+        store_values_in_half(want_t);
+        const auto mine_t = tiled_ell_transpose(mine, cut);
+        CHECK(mine_t.values.empty());
+        CHECK(mine_t.half_values == want_t.half_values);
+        CHECK(mine_t.index == want_t.index);
+    }
+    const RowBlockSource<V, I> huge = [](size_type first, size_type last, RowBlock<V, I>& out) {
+        for (size_type i = first; i < last; ++i) {
+            out.add(0, i == 5 ? V(1e6) : V(1));
+            out.end_row();
+        }
+    };
+    CHECK_THROWS_WITH((tiled_ell_from_row_blocks<V, I>(40, 1, huge, {32, 16}, true)),
+                      Catch::Contains("row 5 holds 1000000") && Catch::Contains("65504"));
+}
