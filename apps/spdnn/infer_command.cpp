@@ -13,6 +13,7 @@
 #include "apps/spdnn/cache_stream.hpp"
 #include "apps/spdnn/inference.hpp"
 #include "apps/spdnn/layer_weights.hpp"
+#include "apps/spdnn/memory_estimate.hpp"
 #include "apps/spdnn/network.hpp"
 #include "apps/spdnn/peak_memory.hpp"
 #include "apps/spdnn/reference_inference.hpp"
@@ -37,6 +38,7 @@ struct Inputs {
     std::string images_path;
     std::vector<std::int64_t> truth;
     CacheReport net_report, img_report;
+    MemoryEstimate estimate;
 };
 
 struct Runs {
@@ -60,7 +62,46 @@ Value bias_of(const InferArgs& a) {
 
 bool streams_from_disk(const InferArgs& a) { return a.stream_weights && a.stream_source == "disk"; }
 
-// The network (or, streaming from disk, the path and shape of its cache), images and truth.
+// Ranks on this node: they share its memory.
+int ranks_on_node(MPI_Comm comm) {
+    MPI_Comm node;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return 1;
+    int size = 1;
+    MPI_Comm_size(node, &size);
+    MPI_Comm_free(&node);
+    return size;
+}
+
+// The network's edges before loading it: from its binary cache when there is one, else the
+// Challenge's 32 per row.
+size_type expected_edges(const std::string& cache, const InferArgs& a, Value bias) {
+    try {
+        if (!cache.empty()) return read_network_cache_shape(cache, a.neurons, a.layers, bias).edges;
+    } catch (const Error&) {
+        // no usable cache: the Challenge's count
+    }
+    return 32 * a.neurons * a.layers;
+}
+
+// The estimate of what the run will hold; refused here, before the network is loaded, when
+// it does not fit.
+MemoryEstimate check_memory(const InferArgs& a, const Images& images, size_type edges, int node_ranks) {
+    EstimateInput e;
+    e.neurons = a.neurons;
+    e.layers = a.layers;
+    e.edges = edges;
+    e.images = images.rows();
+    e.image_nnz = images.nnz();
+    e.batch_images = a.batch_images;
+    e.ranks = node_ranks;
+    e.streamed = a.stream_weights;
+    e.from_disk = streams_from_disk(a);
+    require_inference_memory(e);
+    return estimate_inference_memory(e);
+}
+
+// The images, then (streaming from disk) the path and shape of the network's cache or the
+// network itself, after the memory check; and the truth.
 Inputs read_inputs(const InferArgs& a, MPI_Comm comm, Value bias, PhaseTimes& setup) {
     if (a.stream_source != "host" && a.stream_source != "disk")
         TESSEL_INVALID_INPUT("--stream-source", 0, "'" + a.stream_source + "' is not host or disk");
@@ -70,22 +111,27 @@ Inputs read_inputs(const InferArgs& a, MPI_Comm comm, Value bias, PhaseTimes& se
     cache.dir = a.cache_dir;
     Inputs in;
     Timer t;
+    in.images_path = a.images.empty() ? paths.images : a.images;
+    in.images = app::root_first(
+        comm, [&] { return load_images(in.images_path, a.neurons, a.num_images, cache, &in.img_report); });
+    setup.add("read_images", t.seconds());
+    t.restart();
+    const int node_ranks = ranks_on_node(comm);
     if (streams_from_disk(a)) {
         in.disk_cache = app::root_first(comm, [&] {
             return prepare_network_cache(paths.layer_dir, a.neurons, a.layers, bias, cache, &in.net_report);
         });
         in.shape = read_network_cache_shape(in.disk_cache, a.neurons, a.layers, bias);
+        in.estimate = check_memory(a, in.images, in.shape.edges, node_ranks);
     } else {
+        std::string cached = generated_network_cache(paths.layer_dir, a.neurons, a.layers);
+        if (cached.empty() && cache.enabled) cached = network_cache_path(paths.layer_dir, a.neurons, a.layers, cache);
+        in.estimate = check_memory(a, in.images, expected_edges(cached, a, bias), node_ranks);
         in.network = app::root_first(
             comm, [&] { return load_network(paths.layer_dir, a.neurons, a.layers, bias, cache, &in.net_report); });
         in.shape = shape_of(in.network);
     }
     setup.add("read_network", t.seconds());
-    t.restart();
-    in.images_path = a.images.empty() ? paths.images : a.images;
-    in.images = app::root_first(
-        comm, [&] { return load_images(in.images_path, a.neurons, a.num_images, cache, &in.img_report); });
-    setup.add("read_images", t.seconds());
     if (!a.check.empty())
         in.truth = app::root_first(comm, [&] { return read_categories(a.check, in.images.rows()); });
     return in;
@@ -220,10 +266,11 @@ void print_results(const InferArgs& a, const Inputs& in, const Runs& runs, const
     }
 }
 
-void print_memory(size_type peak, const LayerWeights& weights) {
+void print_memory(size_type peak, const LayerWeights& weights, const MemoryEstimate& estimate) {
     std::printf("peak resident memory: %s (VmHWM, largest rank); tiled-ELL weights held at once: %s (%s)\n",
                 app::format_bytes(double(peak)).c_str(), app::format_bytes(double(weights.bytes_held())).c_str(),
                 weights.stable() ? "all layers" : "two layers");
+    std::printf("memory estimate before the run: %s\n", estimate.text().c_str());
 }
 
 void write_metrics(const InferArgs& a, const Inputs& in, const Runs& runs, const CheckResult& check,
@@ -240,6 +287,7 @@ void write_metrics(const InferArgs& a, const Inputs& in, const Runs& runs, const
     j["inference"] = result_json(runs.best);
     j["repeats_seconds"] = runs.seconds;
     j["peak_rss_bytes"] = peak;
+    j["estimated_bytes_per_rank"] = in.estimate.per_rank();
     j["cache"] = {{"network", {{"path", in.net_report.path}, {"hit", in.net_report.hit}, {"note", in.net_report.note}}},
                   {"images", {{"path", in.img_report.path}, {"hit", in.img_report.hit}, {"note", in.img_report.note}}}};
     if (!a.check.empty())
@@ -277,7 +325,7 @@ int run_infer(const InferArgs& a) {
     if (rank == 0) {
         if (!a.output.empty()) io::write_categories(a.output, runs.best.categories);
         print_results(a, in, runs, check, ref, setup);
-        if (!a.quiet || max_rss > 0) print_memory(peak, *weights);
+        if (!a.quiet || max_rss > 0) print_memory(peak, *weights, in.estimate);
         if (!a.metrics.empty()) write_metrics(a, in, runs, check, ref, setup, peak);
     }
     std::fflush(stdout);

@@ -6,7 +6,8 @@
 # process's own baseline (the same run on a 2-layer network) + a quarter of the network's
 # bytes: the limit is far below the whole network, far above two layers (about 2 MiB of CSR
 # each, a few MiB of tiled ELL and activations). The same run with resident weights must
-# exceed that limit, so the check can fail and the peak measure does see the layers.
+# exceed that limit, so the check can fail and the peak measure does see the layers; with
+# the limit as the node's free memory, resident weights are refused up front.
 set -eu
 bin=$1
 work=$2
@@ -33,7 +34,19 @@ network=$(stat -c %s "$work/l$big/neuron$n/n$n-l$big.tessel.h5")
 limit=$((base + network / 4))
 echo "baseline peak $base B, network cache $network B, limit $limit B"
 
-run $big --stream-weights --stream-source disk --metrics "$work/disk.json" --max-rss "$limit"
+# Free memory pinned to the estimate's fixed process part (256 MiB) + a quarter of the
+# network: resident weights (estimated at about twice the network) are refused up front with
+# the estimate; streaming from disk (estimated at two layers) runs.
+free=$((268435456 + network / 4))
+if TESSEL_AVAILABLE_MEMORY=$free run $big > "$work/refused.out" 2>&1; then
+  echo "streaming_peak: resident weights were not refused with $free B free" >&2
+  exit 1
+fi
+grep -q "the inference needs .*, more than the .* available on this node (--stream-weights --stream-source disk" \
+  "$work/refused.out" || { cat "$work/refused.out" >&2; exit 1; }
+echo "resident with $free B free: $(cat "$work/refused.out")"
+TESSEL_AVAILABLE_MEMORY=$free run $big --stream-weights --stream-source disk --metrics "$work/disk.json" \
+  --max-rss "$limit"
 echo "streamed from disk: peak $(peak "$work/disk.json") B (within the limit)"
 
 if run $big --metrics "$work/resident.json" --max-rss "$limit" > "$work/resident.out" 2>&1; then
