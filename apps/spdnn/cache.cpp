@@ -14,11 +14,11 @@ namespace tessel::spdnn {
 
 namespace fs = std::filesystem;
 
+const char* const network_cache_format = "tessel-spdnn network cache";
+const char* const images_cache_format = "tessel-spdnn images cache";
+
 namespace {
 
-constexpr std::int64_t cache_version = 1;
-const char* network_format = "tessel-spdnn network cache";
-const char* images_format = "tessel-spdnn images cache";
 
 std::uint64_t mix64(std::uint64_t x) {
     x ^= x >> 33;
@@ -56,28 +56,36 @@ struct Stale {
 
 }  // namespace
 
+std::uint64_t checksum_block(const void* data, std::size_t bytes, std::size_t b) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ b;
+    std::size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+        std::uint64_t w;
+        std::memcpy(&w, p + i, 8);
+        h = (h ^ mix64(w)) * 0x100000001b3ULL;
+    }
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, p + i, bytes - i);
+    return mix64(h ^ mix64(tail ^ (bytes - i)));
+}
+
+std::uint64_t checksum_fold(const std::vector<std::uint64_t>& blocks, std::size_t bytes, std::uint64_t seed) {
+    std::uint64_t h = mix64(seed ^ bytes);
+    for (auto x : blocks) h = mix64(h ^ x) * 0x9e3779b97f4a7c15ULL;
+    return h;
+}
+
 std::uint64_t checksum(const void* data, std::size_t bytes, std::uint64_t seed) {
     const auto* p = static_cast<const unsigned char*>(data);
-    constexpr std::size_t block = 1 << 20;
-    const std::size_t blocks = (bytes + block - 1) / block;
+    const std::size_t blocks = (bytes + checksum_block_bytes - 1) / checksum_block_bytes;
     std::vector<std::uint64_t> part(blocks);
 #pragma omp parallel for schedule(static)
     for (std::size_t b = 0; b < blocks; ++b) {
-        const std::size_t begin = b * block, end = std::min(bytes, begin + block);
-        std::uint64_t h = 0x9e3779b97f4a7c15ULL ^ b;
-        std::size_t i = begin;
-        for (; i + 8 <= end; i += 8) {
-            std::uint64_t w;
-            std::memcpy(&w, p + i, 8);
-            h = (h ^ mix64(w)) * 0x100000001b3ULL;
-        }
-        std::uint64_t tail = 0;
-        std::memcpy(&tail, p + i, end - i);
-        part[b] = mix64(h ^ mix64(tail ^ (end - i)));
+        const std::size_t begin = b * checksum_block_bytes, end = std::min(bytes, begin + checksum_block_bytes);
+        part[b] = checksum_block(p + begin, end - begin, b);
     }
-    std::uint64_t h = mix64(seed ^ bytes);
-    for (auto x : part) h = mix64(h ^ x) * 0x9e3779b97f4a7c15ULL;
-    return h;
+    return checksum_fold(part, bytes, seed);
 }
 
 std::string source_signature(const std::vector<std::string>& files) {
@@ -130,7 +138,7 @@ void write_network_cache(const std::string& path, const Network& network, const 
     h = checksum_of(row_ptr, h);
     h = checksum_of(col, h);
     h = checksum_of(val, h);
-    file.write_attribute("/", "format", network_format);
+    file.write_attribute("/", "format", network_cache_format);
     file.write_attribute<std::int64_t>("/", "version", cache_version);
     file.write_attribute<std::int64_t>("/", "neurons", n);
     file.write_attribute<std::int64_t>("/", "layers", layers);
@@ -151,7 +159,7 @@ void check_header(const io::File& file, const char* format, size_type neurons) {
 Network read_network_cache_or_stale(const std::string& path, size_type neurons, size_type layers,
                                     Value bias, const std::string* signature) {
     auto file = io::File::open(path);
-    check_header(file, network_format, neurons);
+    check_header(file, network_cache_format, neurons);
     if (file.read_attribute<std::int64_t>("/", "layers") != layers) throw Stale{"made for another L"};
     if (signature && file.read_string_attribute("/", "sources") != *signature)
         throw Stale{"the source files changed"};
@@ -216,7 +224,7 @@ void write_images_cache(const std::string& path, const Images& images, size_type
     file.write<std::int64_t>("/images/row_ptr", {images.rows() + 1}, rp.data());
     file.write<std::int32_t>("/images/col", {images.nnz()}, images.col_idx().data());
     file.write<float>("/images/val", {images.nnz()}, images.values().data());
-    file.write_attribute("/", "format", images_format);
+    file.write_attribute("/", "format", images_cache_format);
     file.write_attribute<std::int64_t>("/", "version", cache_version);
     file.write_attribute<std::int64_t>("/", "neurons", images.cols());
     file.write_attribute<std::int64_t>("/", "images", images.rows());
@@ -232,7 +240,7 @@ namespace {
 Images read_images_cache_or_stale(const std::string& path, size_type neurons, size_type requested,
                                   const std::string* signature) {
     auto file = io::File::open(path);
-    check_header(file, images_format, neurons);
+    check_header(file, images_cache_format, neurons);
     if (file.read_attribute<std::int64_t>("/", "requested") != requested) throw Stale{"made for another image count"};
     if (signature && file.read_string_attribute("/", "sources") != *signature)
         throw Stale{"the source file changed"};
@@ -299,6 +307,10 @@ Network load_network(const std::string& layer_dir, size_type neurons, size_type 
     if (neurons < 1) TESSEL_INVALID_INPUT("--neurons", 0, "must be positive");
     if (layers < 1) TESSEL_INVALID_INPUT("--layers", 0, "must be positive");
     if (!fs::is_directory(layer_dir)) TESSEL_INVALID_INPUT(layer_dir, 0, "network directory not found");
+    if (auto generated = generated_network_cache(layer_dir, neurons, layers); !generated.empty()) {
+        if (report) *report = CacheReport{generated, true, false, "generated, no text files"};
+        return read_network_cache(generated, neurons, layers, bias);
+    }
     std::vector<std::string> files(layers);
     for (size_type k = 0; k < layers; ++k) files[k] = layer_file(layer_dir, neurons, k + 1, layers);
     const std::string signature = source_signature(files);
@@ -312,13 +324,61 @@ Network load_network(const std::string& layer_dir, size_type neurons, size_type 
 
 Images load_images(const std::string& path, size_type neurons, size_type num_images,
                    const CacheOptions& options, CacheReport* report) {
-    if (!fs::exists(path)) TESSEL_INVALID_INPUT(path, 0, "images file not found");
+    if (!fs::exists(path)) {
+        const std::string generated = images_cache_path(path, neurons, 0, CacheOptions{});
+        if (num_images > 0 || !fs::exists(generated)) TESSEL_INVALID_INPUT(path, 0, "images file not found");
+        if (report) *report = CacheReport{generated, true, false, "generated, no text file"};
+        return read_images_cache(generated, neurons, 0);
+    }
     const std::string signature = source_signature({path});
     const std::string cache = images_cache_path(path, neurons, num_images, options);
     return through_cache(
         cache, options, report, [&] { return read_images_cache_or_stale(cache, neurons, num_images, &signature); },
         [&] { return read_images(path, neurons, num_images); },
         [&](const Images& images) { write_images_cache(cache, images, num_images, signature); });
+}
+
+std::string generated_network_cache(const std::string& layer_dir, size_type neurons, size_type layers) {
+    const std::string cache = network_cache_path(layer_dir, neurons, layers, CacheOptions{});
+    const std::string first = layer_file_name(layer_dir, neurons, 1);
+    const bool text = fs::exists(first) || fs::exists(fs::path(first).replace_extension(".mtx"));
+    return !text && fs::exists(cache) ? cache : std::string();
+}
+
+std::string prepare_network_cache(const std::string& layer_dir, size_type neurons, size_type layers, Value bias,
+                                  const CacheOptions& options, CacheReport* report) {
+    if (!options.enabled) TESSEL_INVALID_INPUT("--stream-source", 0, "disk streams from the binary cache; drop --no-cache");
+    if (auto generated = generated_network_cache(layer_dir, neurons, layers); !generated.empty()) {
+        if (report) *report = CacheReport{generated, true, false, "generated, no text files"};
+        return generated;
+    }
+    // A cache made from the text files: current when its signature matches them (its sizes
+    // are checked when it is opened for streaming, its values by each layer's checks).
+    const std::string cache = network_cache_path(layer_dir, neurons, layers, options);
+    if (fs::exists(cache)) {
+        std::vector<std::string> files(layers);
+        for (size_type k = 0; k < layers; ++k) files[k] = layer_file(layer_dir, neurons, k + 1, layers);
+        try {
+            auto file = io::File::open(cache);
+            if (file.has_attribute("/", "sources") &&
+                file.read_string_attribute("/", "sources") == source_signature(files)) {
+                if (report) *report = CacheReport{cache, true, false, ""};
+                return cache;
+            }
+        } catch (const Error&) {
+            // unreadable: rebuilt below
+        }
+    }
+    CacheReport built;
+    load_network(layer_dir, neurons, layers, bias, options, &built);  // parses and writes the cache
+    if (!built.written && !built.hit)
+        TESSEL_INVALID_INPUT(cache, 0, "cannot stream from disk: the binary cache could not be written (" +
+                                           built.note + ")");
+    built.note += std::string(built.note.empty() ? "" : "; ") +
+                  "built from the text files first, so the whole network was in memory once: run again for the "
+                  "streaming peak";
+    if (report) *report = built;
+    return built.path;
 }
 
 }  // namespace tessel::spdnn

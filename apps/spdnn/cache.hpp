@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "apps/spdnn/network.hpp"
 
@@ -27,6 +28,18 @@ struct CacheReport {
 /// 64-bit checksum of a byte range (word-wise multiply-xorshift, blocks in parallel).
 std::uint64_t checksum(const void* data, std::size_t bytes, std::uint64_t seed = 0);
 
+/// The parts of checksum(), for data that arrives in pieces (ChecksumStream): the hash of
+/// block b (checksum_block_bytes long, the last one shorter), and the fold of the blocks'
+/// hashes for `bytes` bytes in all.
+inline constexpr std::size_t checksum_block_bytes = std::size_t(1) << 20;
+std::uint64_t checksum_block(const void* data, std::size_t bytes, std::size_t b);
+std::uint64_t checksum_fold(const std::vector<std::uint64_t>& blocks, std::size_t bytes, std::uint64_t seed);
+
+/// The "format" and "version" attributes of the cache files.
+extern const char* const network_cache_format;
+extern const char* const images_cache_format;
+inline constexpr std::int64_t cache_version = 1;
+
 /// "size:mtime" of each source file, joined: a change in any file changes the signature.
 std::string source_signature(const std::vector<std::string>& files);
 
@@ -47,6 +60,18 @@ Network load_network(const std::string& layer_dir, size_type neurons, size_type 
 /// The images (read_images) through the cache like load_network.
 Images load_images(const std::string& path, size_type neurons, size_type num_images,
                    const CacheOptions& options, CacheReport* report = nullptr);
+
+/// The cache file of a generated network with no text files (tessel-spdnn generate
+/// --binary writes layer_dir/n{N}-l{L}.tessel.h5 alone), or "" when the layer files exist or
+/// there is no such cache. load_network and load_images read such generated caches directly.
+std::string generated_network_cache(const std::string& layer_dir, size_type neurons, size_type layers);
+
+/// For streaming from disk: the path of a current network cache, without loading the network
+/// when one exists (generated, or made from text files that have not changed); otherwise the
+/// cache is built by load_network (the whole network in memory once; `report` says so).
+/// Throws InvalidInput when caching is off or the cache cannot be written.
+std::string prepare_network_cache(const std::string& layer_dir, size_type neurons, size_type layers, Value bias,
+                                  const CacheOptions& options, CacheReport* report = nullptr);
 
 /// Writes / reads a network cache directly (tests, streaming from disk).
 void write_network_cache(const std::string& path, const Network& network, const std::string& signature);

@@ -71,6 +71,15 @@ Layer radix_net_layer(size_type neurons, size_type k, const std::vector<Index>& 
     return Layer(neurons, neurons, std::move(row_ptr), std::move(col), std::move(val), "radix-net");
 }
 
+std::vector<Index> radix_net_permutation(size_type neurons, size_type block, std::uint64_t seed) {
+    if (block == 0) return {};
+    std::vector<Index> perm(neurons);
+    std::iota(perm.begin(), perm.end(), Index{0});
+    std::mt19937_64 rng(mix(seed ^ mix(static_cast<std::uint64_t>(block))));
+    std::shuffle(perm.begin(), perm.end(), rng);
+    return perm;
+}
+
 Network generate_network(size_type neurons, size_type layers, Value bias, std::uint64_t seed) {
     if (layers < 1) TESSEL_INVALID_INPUT("--layers", 0, "must be positive");
     // Sizes before allocating: neuron indices within Index, the whole network within memory.
@@ -85,12 +94,7 @@ Network generate_network(size_type neurons, size_type layers, Value bias, std::u
     net.layers.resize(layers);
     const size_type blocks = (layers + period - 1) / period;
     std::vector<std::vector<Index>> perms(blocks);
-    for (size_type blk = 1; blk < blocks; ++blk) {
-        perms[blk].resize(neurons);
-        std::iota(perms[blk].begin(), perms[blk].end(), Index{0});
-        std::mt19937_64 rng(mix(seed ^ mix(static_cast<std::uint64_t>(blk))));
-        std::shuffle(perms[blk].begin(), perms[blk].end(), rng);
-    }
+    for (size_type blk = 1; blk < blocks; ++blk) perms[blk] = radix_net_permutation(neurons, blk, seed);
 #pragma omp parallel for schedule(dynamic, 1)
     for (size_type k = 0; k < layers; ++k)
         net.layers[k] = radix_net_layer(neurons, k + 1, perms[k / period]);

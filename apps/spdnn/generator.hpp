@@ -23,6 +23,10 @@ Layer radix_net_layer(size_type neurons, size_type k, const std::vector<Index>& 
 /// Layers per block of the RadiX-Net pattern: log2(N/16) (6 for N = 1024).
 size_type radix_net_period(size_type neurons);
 
+/// The row permutation of block `block` (0-based) of layers: empty (none) for block 0, else
+/// a random permutation of 0..N-1 from (seed, block).
+std::vector<Index> radix_net_permutation(size_type neurons, size_type block, std::uint64_t seed);
+
 /// L layers: blocks of radix_net_period layers; the first block unpermuted, each later block
 /// with its input (row) indices permuted by one random permutation shared by its layers.
 Network generate_network(size_type neurons, size_type layers, Value bias, std::uint64_t seed = 2020);

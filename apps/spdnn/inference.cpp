@@ -104,6 +104,153 @@ std::unique_ptr<Engine> make_engine(Backend backend, KernelChoice kernel, const 
     return nullptr;
 }
 
+Ranks ranks_of(MPI_Comm comm) {
+    Ranks ranks;
+    if (comm != MPI_COMM_NULL) {
+        ranks.comm = comm;
+        SPDNN_MPI(MPI_Comm_rank(ranks.comm, &ranks.rank));
+        SPDNN_MPI(MPI_Comm_size(ranks.comm, &ranks.size));
+    }
+    return ranks;
+}
+
+// This rank's share of the images (a contiguous range, equal counts) and its batches.
+struct BatchPlan {
+    size_type first = 0, last = 0;  // images [first, last)
+    size_type batch = 0;            // images per batch, a multiple of the tile
+    size_type batches = 0;
+    std::vector<std::int64_t> rows(size_type bi) const {
+        std::vector<std::int64_t> r;
+        for (size_type i = first + bi * batch; i < std::min(last, first + (bi + 1) * batch); ++i) r.push_back(i);
+        return r;
+    }
+};
+
+BatchPlan plan_batches(size_type m, const Ranks& ranks, size_type n, size_type tile, const InferenceOptions& options) {
+    BatchPlan plan;
+    plan.first = m * ranks.rank / ranks.size;
+    plan.last = m * (ranks.rank + 1) / ranks.size;
+    const size_type largest_share = (m + ranks.size - 1) / ranks.size;
+    size_type batch = options.batch_images;
+    if (batch <= 0) batch = std::max<size_type>(tile, options.memory_budget / (2 * n * size_type(sizeof(Value))));
+    batch = std::min(batch, std::max<size_type>(largest_share, 1));
+    plan.batch = (batch + tile - 1) / tile * tile;
+    plan.batches = largest_share == 0 ? 0 : (largest_share + plan.batch - 1) / plan.batch;
+    return plan;
+}
+
+// Seconds and live rows per layer, summed over batches (then the slowest rank's).
+struct LayerStats {
+    std::vector<double> seconds, kernel, compaction, rebalance, wait;
+    std::vector<size_type> live;
+    double exchange = 0;
+    explicit LayerStats(size_type layers)
+        : seconds(layers, 0), kernel(layers, 0), compaction(layers, 0), rebalance(layers, 0), wait(layers, 0),
+          live(layers, 0) {}
+};
+
+// After layer k: every rank's live count (the total, and the balance); rows moved when the
+// largest count is too far above the mean. Returns the live rows of all ranks.
+size_type exchange_counts(Engine& engine, const Ranks& ranks, const InferenceOptions& options, size_type k,
+                          size_type layers, size_type tile, size_type neurons, size_type live, LayerStats& stats,
+                          InferenceResult& result) {
+    Timer xt;
+    std::int64_t mine[2] = {engine.count(), live};
+    std::vector<std::int64_t> all(2 * ranks.size);
+    SPDNN_MPI(MPI_Allgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, ranks.comm));
+    stats.exchange += xt.seconds();
+    std::vector<size_type> counts(ranks.size);
+    live = 0;
+    for (int p = 0; p < ranks.size; ++p) {
+        counts[p] = all[2 * p];
+        live += all[2 * p + 1];
+    }
+    const size_type sum = std::accumulate(counts.begin(), counts.end(), size_type{0});
+    const size_type biggest = *std::max_element(counts.begin(), counts.end());
+    const size_type smallest = *std::min_element(counts.begin(), counts.end());
+    const double mean = double(sum) / ranks.size;
+    if (options.rebalance && k + 1 < layers && ranks.size > 1 && biggest - smallest > 1 &&
+        double(biggest) > options.rebalance_threshold * mean &&
+        (options.rebalance_threshold <= 1.0 || mean >= tile)) {
+        Timer rt;
+        result.rows_moved += rebalance(engine, ranks, counts, neurons);
+        ++result.rebalances;
+        stats.rebalance[k] += rt.seconds();
+    }
+    return live;
+}
+
+// The answer (1-based ids) of every rank on every rank, ascending.
+std::vector<std::int64_t> gather_answer(std::vector<std::int64_t> found, const Ranks& ranks) {
+    std::vector<std::int64_t> categories;
+    if (ranks.active()) {
+        int mine = static_cast<int>(found.size());
+        std::vector<int> counts(ranks.size), at(ranks.size, 0);
+        SPDNN_MPI(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, ranks.comm));
+        for (int p = 1; p < ranks.size; ++p) at[p] = at[p - 1] + counts[p - 1];
+        categories.resize(static_cast<std::size_t>(at.back()) + counts.back());
+        SPDNN_MPI(MPI_Allgatherv(found.data(), mine, MPI_INT64_T, categories.data(), counts.data(), at.data(),
+                                 MPI_INT64_T, ranks.comm));
+    } else {
+        categories = std::move(found);
+    }
+    std::sort(categories.begin(), categories.end());
+    return categories;
+}
+
+// Per-layer times (the slowest rank's) and rows moved (all ranks) into the result.
+void report_layers(LayerStats& stats, const Ranks& ranks, size_type layers, InferenceResult& result) {
+    if (ranks.active()) {
+        for (auto* v : {&stats.seconds, &stats.kernel, &stats.compaction, &stats.rebalance, &stats.wait})
+            SPDNN_MPI(MPI_Allreduce(MPI_IN_PLACE, v->data(), static_cast<int>(layers), MPI_DOUBLE, MPI_MAX,
+                                    ranks.comm));
+        SPDNN_MPI(MPI_Allreduce(MPI_IN_PLACE, &result.seconds, 1, MPI_DOUBLE, MPI_MAX, ranks.comm));
+        std::int64_t moved = result.rows_moved;
+        SPDNN_MPI(MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT64_T, MPI_SUM, ranks.comm));
+        result.rows_moved = moved;
+    }
+    result.layers.assign(layers, {});
+    for (size_type k = 0; k < layers; ++k) {
+        auto& r = result.layers[k];
+        r.live_rows = stats.live[k];
+        r.seconds = stats.seconds[k];
+        r.kernel_seconds = stats.kernel[k];
+        r.compaction_seconds = stats.compaction[k];
+        r.rebalance_seconds = stats.rebalance[k];
+        r.weight_wait_seconds = stats.wait[k];
+        result.phases.add("kernel", stats.kernel[k]);
+        result.phases.add("compaction", stats.compaction[k]);
+        result.phases.add("rebalance", stats.rebalance[k]);
+        result.phases.add("weight_wait", stats.wait[k]);
+    }
+    result.phases.add("exchange_counts", stats.exchange);
+}
+
+// The result's description of the run, and the engine it runs on.
+std::unique_ptr<Engine> start_result(const NetworkShape& network, const LayerWeights& weights, const Images& images,
+                                     const InferenceOptions& options, const Ranks& ranks, InferenceResult& result) {
+    // The fused kernel is a cpu kernel: asking for it with backend auto means cpu.
+    const Backend backend = options.backend == Backend::reference ||
+                                    (options.backend == Backend::automatic && options.kernel == KernelChoice::fused)
+                                ? Backend::cpu
+                                : resolve_backend(options.backend);
+    result.ranks = ranks.size;
+    result.images = images.rows();
+    result.edges = network.edges;
+    result.compaction = options.compaction && network.bias <= 0;
+    result.backend = std::string(to_string(backend));
+    result.weights = weights.description();
+    EngineOptions eo;
+    eo.neurons = network.neurons;
+    eo.register_factor = options.register_factor;
+    eo.compaction = result.compaction;
+    eo.weights_stable = weights.stable();
+    auto engine = make_engine(backend, options.kernel, eo);
+    result.kernel = engine->name();
+    result.register_factor = engine->register_factor();
+    return engine;
+}
+
 }  // namespace
 
 InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const Images& images,
@@ -114,155 +261,54 @@ InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const 
                                                " features, the network has " + std::to_string(n) + " neurons");
     TESSEL_ENSURE_DIMS(weights.layers() == layers, "weights hold " + std::to_string(weights.layers()) +
                                                        " layers, the network " + std::to_string(layers));
-    Ranks ranks;
-    if (options.comm != MPI_COMM_NULL) {
-        ranks.comm = options.comm;
-        SPDNN_MPI(MPI_Comm_rank(ranks.comm, &ranks.rank));
-        SPDNN_MPI(MPI_Comm_size(ranks.comm, &ranks.size));
-    }
-    // The fused kernel is a cpu kernel: asking for it with backend auto means cpu.
-    const Backend backend = options.backend == Backend::reference ||
-                                    (options.backend == Backend::automatic && options.kernel == KernelChoice::fused)
-                                ? Backend::cpu
-                                : resolve_backend(options.backend);
-
+    const Ranks ranks = ranks_of(options.comm);
     InferenceResult result;
-    result.ranks = ranks.size;
-    result.images = images.rows();
-    result.edges = network.edges;
-    result.compaction = options.compaction && network.bias <= 0;
-    result.backend = std::string(to_string(backend));
-    result.weights = weights.description();
-    EngineOptions eo;
-    eo.neurons = n;
-    eo.register_factor = options.register_factor;
-    eo.compaction = result.compaction;
-    eo.weights_stable = weights.stable();
-    auto engine = make_engine(backend, options.kernel, eo);
-    result.kernel = engine->name();
-    result.register_factor = engine->register_factor();
-
-    // This rank's share: a contiguous range of images, equal counts.
-    const size_type m = images.rows();
-    const size_type first = m * ranks.rank / ranks.size, last = m * (ranks.rank + 1) / ranks.size;
-    const size_type largest_share = (m + ranks.size - 1) / ranks.size;
+    auto engine = start_result(network, weights, images, options, ranks, result);
     const size_type tile = std::max(1, result.register_factor);
-    size_type batch = options.batch_images;
-    if (batch <= 0) batch = std::max<size_type>(tile, options.memory_budget / (2 * n * size_type(sizeof(Value))));
-    batch = std::min(batch, std::max<size_type>(largest_share, 1));
-    batch = (batch + tile - 1) / tile * tile;
-    const size_type batches = largest_share == 0 ? 0 : (largest_share + batch - 1) / batch;
-    result.batches = batches;
-    result.batch_images = batch;
-    result.layers.assign(layers, {});
+    const BatchPlan plan = plan_batches(images.rows(), ranks, n, tile, options);
+    result.batches = plan.batches;
+    result.batch_images = plan.batch;
 
     const auto ep = Epilogue<Value>::bias_relu_cap(network.bias, activation_cap);
-    std::vector<double> layer_seconds(layers, 0), kernel_s(layers, 0), compact_s(layers, 0),
-        rebalance_s(layers, 0), wait_s(layers, 0);
-    std::vector<size_type> live_rows(layers, 0);
+    LayerStats stats(layers);
     std::vector<std::int64_t> found;
-    double exchange_s = 0;
-    Progress progress("tessel-spdnn layers", layers * batches, options.progress && ranks.rank == 0 ? -1 : 0);
-
-    engine->reserve(std::min(batch, last - first));
+    Progress progress("tessel-spdnn layers", layers * plan.batches, options.progress && ranks.rank == 0 ? -1 : 0);
+    engine->reserve(std::min(plan.batch, plan.last - plan.first));
     if (ranks.active()) SPDNN_MPI(MPI_Barrier(ranks.comm));
     Timer total;
-    for (size_type bi = 0; bi < batches; ++bi) {
-        std::vector<std::int64_t> rows;
-        for (size_type i = first + bi * batch; i < std::min(last, first + (bi + 1) * batch); ++i) rows.push_back(i);
+    for (size_type bi = 0; bi < plan.batches; ++bi) {
+        const auto rows = plan.rows(bi);
         for (size_type k = 0; k < layers; ++k) {
             Timer lt;
             const double waited = weights.wait_seconds();
             const auto& wt = weights.get(k).ell;
-            wait_s[k] += weights.wait_seconds() - waited;
+            stats.wait[k] += weights.wait_seconds() - waited;
             LayerTimes times;
             if (k == 0)
                 engine->first_layer(wt, images, rows, ep, times);
             else
                 engine->layer(k, wt, ep, times);
-            kernel_s[k] += times.kernel;
-            compact_s[k] += times.compaction;
-            size_type live = result.compaction ? engine->count()
-                                               : static_cast<size_type>(engine->nonzero_ids().size());
-            if (ranks.active()) {
-                Timer xt;
-                // Every rank's count: for the live total and for the balance.
-                std::int64_t mine[2] = {engine->count(), live};
-                std::vector<std::int64_t> all(2 * ranks.size);
-                SPDNN_MPI(MPI_Allgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, ranks.comm));
-                exchange_s += xt.seconds();
-                std::vector<size_type> counts(ranks.size);
-                live = 0;
-                for (int p = 0; p < ranks.size; ++p) {
-                    counts[p] = all[2 * p];
-                    live += all[2 * p + 1];
-                }
-                const size_type sum = std::accumulate(counts.begin(), counts.end(), size_type{0});
-                const size_type biggest = *std::max_element(counts.begin(), counts.end());
-                const size_type smallest = *std::min_element(counts.begin(), counts.end());
-                const double mean = double(sum) / ranks.size;
-                if (options.rebalance && k + 1 < layers && ranks.size > 1 && biggest - smallest > 1 &&
-                    double(biggest) > options.rebalance_threshold * mean &&
-                    (options.rebalance_threshold <= 1.0 || mean >= tile)) {
-                    Timer rt;
-                    result.rows_moved += rebalance(*engine, ranks, counts, n);
-                    ++result.rebalances;
-                    rebalance_s[k] += rt.seconds();
-                }
-            }
-            live_rows[k] += live;
-            layer_seconds[k] += lt.seconds();
+            stats.kernel[k] += times.kernel;
+            stats.compaction[k] += times.compaction;
+            size_type live = result.compaction ? engine->count() : static_cast<size_type>(engine->nonzero_ids().size());
+            if (ranks.active()) live = exchange_counts(*engine, ranks, options, k, layers, tile, n, live, stats, result);
+            stats.live[k] += live;
+            stats.seconds[k] += lt.seconds();
             if (options.verbose && ranks.rank == 0)
                 std::fprintf(stderr, "tessel-spdnn: batch %lld/%lld layer %lld/%lld: %lld live rows, %.3f ms\n",
-                             static_cast<long long>(bi + 1), static_cast<long long>(batches),
+                             static_cast<long long>(bi + 1), static_cast<long long>(plan.batches),
                              static_cast<long long>(k + 1), static_cast<long long>(layers),
                              static_cast<long long>(live), 1e3 * lt.seconds());
             progress.update(bi * layers + k + 1, std::to_string(live) + " live rows");
         }
         for (auto id : engine->nonzero_ids()) found.push_back(id + 1);
     }
-    // The answer on every rank.
     Timer gt;
-    if (ranks.active()) {
-        int mine = static_cast<int>(found.size());
-        std::vector<int> counts(ranks.size), at(ranks.size, 0);
-        SPDNN_MPI(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, ranks.comm));
-        for (int p = 1; p < ranks.size; ++p) at[p] = at[p - 1] + counts[p - 1];
-        result.categories.resize(static_cast<std::size_t>(at.back()) + counts.back());
-        SPDNN_MPI(MPI_Allgatherv(found.data(), mine, MPI_INT64_T, result.categories.data(), counts.data(),
-                                 at.data(), MPI_INT64_T, ranks.comm));
-    } else {
-        result.categories = std::move(found);
-    }
-    std::sort(result.categories.begin(), result.categories.end());
+    result.categories = gather_answer(std::move(found), ranks);
     const double gather_s = gt.seconds();
     result.seconds = total.seconds();
     progress.finish(std::to_string(result.categories.size()) + " categories");
-
-    // Per-layer times: the slowest rank's.
-    if (ranks.active()) {
-        for (auto* v : {&layer_seconds, &kernel_s, &compact_s, &rebalance_s, &wait_s})
-            SPDNN_MPI(MPI_Allreduce(MPI_IN_PLACE, v->data(), static_cast<int>(layers), MPI_DOUBLE, MPI_MAX,
-                                    ranks.comm));
-        SPDNN_MPI(MPI_Allreduce(MPI_IN_PLACE, &result.seconds, 1, MPI_DOUBLE, MPI_MAX, ranks.comm));
-        std::int64_t moved = result.rows_moved;
-        SPDNN_MPI(MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT64_T, MPI_SUM, ranks.comm));
-        result.rows_moved = moved;
-    }
-    for (size_type k = 0; k < layers; ++k) {
-        auto& r = result.layers[k];
-        r.live_rows = live_rows[k];
-        r.seconds = layer_seconds[k];
-        r.kernel_seconds = kernel_s[k];
-        r.compaction_seconds = compact_s[k];
-        r.rebalance_seconds = rebalance_s[k];
-        r.weight_wait_seconds = wait_s[k];
-        result.phases.add("kernel", kernel_s[k]);
-        result.phases.add("compaction", compact_s[k]);
-        result.phases.add("rebalance", rebalance_s[k]);
-        result.phases.add("weight_wait", wait_s[k]);
-    }
-    result.phases.add("exchange_counts", exchange_s);
+    report_layers(stats, ranks, layers, result);
     result.phases.add("gather", gather_s);
     return result;
 }

@@ -83,131 +83,157 @@ GraphblasRun graphblas_inference(const std::vector<GrB_Matrix>& w, const Images&
     return run;
 }
 
+struct BenchArgs {
+    std::string network_dir, images_path, json_path, cache_dir;
+    size_type neurons = 0, layers = 0, num_images = 0;
+    int threads = 0, repeat = 3;
+    bool skip_graphblas = false, skip_extra = false;
+};
+
+void add_options(CLI::App& app, BenchArgs& a) {
+    app.add_option("--network", a.network_dir, "network folder (official layout)")->required();
+    app.add_option("--neurons", a.neurons, "N")->required();
+    app.add_option("--layers", a.layers, "L")->required();
+    app.add_option("--images", a.images_path, "images file (default: sparse-images-{N}.tsv beside neuron{N}/)");
+    app.add_option("--num-images", a.num_images, "image count (default: from the file)");
+    app.add_option("--threads", a.threads, "threads for both (default: OpenMP's)");
+    app.add_option("--repeat", a.repeat, "runs per method, the best is reported")->capture_default_str();
+    app.add_option("--json", a.json_path, "write the results here");
+    app.add_option("--cache-dir", a.cache_dir, "binary cache folder (default: beside the inputs)");
+    app.add_flag("--skip-graphblas", a.skip_graphblas, "only tessel's kernels");
+    app.add_flag("--only-fused", a.skip_extra, "tessel: the fused kernel with compaction only");
+}
+
+// One method's best run.
+struct Row {
+    std::string method;
+    double seconds;
+    std::size_t categories;
+    nlohmann::json detail;
+};
+
+// GraphBLAS's best of `repeat` runs; its categories in `answer`.
+Row run_graphblas(const Network& network, const Images& images, int threads, int repeat,
+                  std::vector<std::int64_t>& answer) {
+    GRB(GrB_init(GrB_NONBLOCKING));
+    GRB(GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, threads));
+    std::vector<GrB_Matrix> w;
+    for (const auto& layer : network.layers) w.push_back(to_graphblas(layer));
+    GraphblasRun best;
+    for (int r = 0; r < repeat; ++r) {
+        auto run = graphblas_inference(w, images, network.bias);
+        std::printf("  GraphBLAS run %d: %.4f s\n", r + 1, run.seconds);
+        if (r == 0 || run.seconds < best.seconds) best = std::move(run);
+    }
+    for (auto& m : w) GrB_Matrix_free(&m);
+    GrB_finalize();
+    answer = best.categories;
+    return {"SuiteSparse:GraphBLAS " + std::to_string(GxB_IMPLEMENTATION_MAJOR) + "." +
+                std::to_string(GxB_IMPLEMENTATION_MINOR) + " (mxm plus-times, bias, select, cap)",
+            best.seconds, best.categories.size(), {}};
+}
+
+// tessel's kernels (best of `repeat` each) appended to `rows`; false when an answer differs
+// from `answer` (set from the first one when empty).
+bool run_tessel(const Network& network, const Images& images, const BenchArgs& a, std::vector<Row>& rows,
+                std::vector<std::int64_t>& answer) {
+    auto weights = resident_weights(network, weight_layout(network.neurons));
+    const auto shape = shape_of(network);
+    struct Variant {
+        std::string name;
+        KernelChoice kernel;
+        bool compaction;
+    };
+    std::vector<Variant> variants = {{"tessel fused tiled ELL + compaction", KernelChoice::fused, true}};
+    if (!a.skip_extra) {
+        variants.push_back({"tessel core tiled ELL SpMM + compaction pass", KernelChoice::core, true});
+        variants.push_back({"tessel fused tiled ELL, no compaction", KernelChoice::fused, false});
+    }
+    bool all_equal = true;
+    for (const auto& v : variants) {
+        InferenceOptions opt;
+        opt.backend = Backend::cpu;
+        opt.kernel = v.kernel;
+        opt.compaction = v.compaction;
+        InferenceResult best;
+        for (int r = 0; r < a.repeat; ++r) {
+            auto res = infer(shape, *weights, images, opt);
+            std::printf("  %s run %d: %.4f s\n", v.name.c_str(), r + 1, res.seconds);
+            if (r == 0 || res.seconds < best.seconds) best = std::move(res);
+        }
+        if (answer.empty() && a.skip_graphblas) answer = best.categories;
+        all_equal &= best.categories == answer;
+        rows.push_back({v.name + " (R = " + std::to_string(best.register_factor) + ")", best.seconds,
+                        best.categories.size(), result_json(best)});
+    }
+    return all_equal;
+}
+
+void print_table(const std::vector<Row>& rows, int threads, double work, double graphblas_seconds, bool all_equal) {
+    std::printf("\n%-62s %8s %10s %12s %8s %s\n", "method", "threads", "seconds", "edges/s", "vs GrB", "categories");
+    for (const auto& r : rows)
+        std::printf("%-62s %8d %10.4f %12.4g %8s %zu\n", r.method.c_str(), threads, r.seconds, work / r.seconds,
+                    graphblas_seconds > 0 ? (std::to_string(graphblas_seconds / r.seconds).substr(0, 5) + "x").c_str()
+                                          : "-",
+                    r.categories);
+    std::printf("answers %s\n", all_equal ? "identical" : "DIFFER");
+}
+
+void write_json(const BenchArgs& a, const Network& network, const Images& images, const std::vector<Row>& rows,
+                int threads, double work, bool all_equal) {
+    Metrics m("tessel-bench-spdnn");
+    auto& j = m.json();
+    j["neurons"] = a.neurons;
+    j["layers"] = a.layers;
+    j["images"] = images.rows();
+    j["edges"] = network.total_edges();
+    j["threads"] = threads;
+    j["answers_identical"] = all_equal;
+    for (const auto& r : rows)
+        j["methods"].push_back({{"method", r.method},
+                                {"seconds", r.seconds},
+                                {"edges_per_second", work / r.seconds},
+                                {"categories", r.categories},
+                                {"detail", r.detail}});
+    m.write(a.json_path);
+}
+
+int run(const BenchArgs& a) {
+    const int threads = omp_get_max_threads();
+    const auto paths = problem_paths(a.network_dir, a.neurons, a.layers);
+    CacheOptions cache;
+    cache.dir = a.cache_dir;
+    Timer t;
+    const auto network = load_network(paths.layer_dir, a.neurons, a.layers, official_bias(a.neurons), cache);
+    const auto images = load_images(a.images_path.empty() ? paths.images : a.images_path, a.neurons, a.num_images, cache);
+    std::printf("problem: N = %lld, L = %lld, %lld images, %lld edges; read in %.2f s; %d threads\n",
+                static_cast<long long>(a.neurons), static_cast<long long>(a.layers),
+                static_cast<long long>(images.rows()), static_cast<long long>(network.total_edges()), t.seconds(),
+                threads);
+    const double work = double(images.rows()) * double(network.total_edges());
+    std::vector<Row> rows;
+    std::vector<std::int64_t> answer;
+    double graphblas_seconds = 0;
+    if (!a.skip_graphblas) {
+        rows.push_back(run_graphblas(network, images, threads, a.repeat, answer));
+        graphblas_seconds = rows.back().seconds;
+    }
+    const bool all_equal = run_tessel(network, images, a, rows, answer);
+    print_table(rows, threads, work, graphblas_seconds, all_equal);
+    if (!a.json_path.empty()) write_json(a, network, images, rows, threads, work, all_equal);
+    return all_equal ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     try {
         CLI::App app{"tessel-bench-spdnn: tessel-spdnn vs SuiteSparse:GraphBLAS on a Graph Challenge problem"};
-        std::string network_dir, images_path, json_path, cache_dir;
-        size_type neurons = 0, layers = 0, num_images = 0;
-        int threads = 0, repeat = 3;
-        bool skip_graphblas = false, skip_extra = false;
-        app.add_option("--network", network_dir, "network folder (official layout)")->required();
-        app.add_option("--neurons", neurons, "N")->required();
-        app.add_option("--layers", layers, "L")->required();
-        app.add_option("--images", images_path, "images file (default: sparse-images-{N}.tsv beside neuron{N}/)");
-        app.add_option("--num-images", num_images, "image count (default: from the file)");
-        app.add_option("--threads", threads, "threads for both (default: OpenMP's)");
-        app.add_option("--repeat", repeat, "runs per method, the best is reported")->capture_default_str();
-        app.add_option("--json", json_path, "write the results here");
-        app.add_option("--cache-dir", cache_dir, "binary cache folder (default: beside the inputs)");
-        app.add_flag("--skip-graphblas", skip_graphblas, "only tessel's kernels");
-        app.add_flag("--only-fused", skip_extra, "tessel: the fused kernel with compaction only");
+        BenchArgs args;
+        add_options(app, args);
         CLI11_PARSE(app, argc, argv);
-        if (threads > 0) omp_set_num_threads(threads);
-        threads = omp_get_max_threads();
-
-        const Value bias = official_bias(neurons);
-        const auto paths = problem_paths(network_dir, neurons, layers);
-        CacheOptions cache;
-        cache.dir = cache_dir;
-        Timer t;
-        const auto network = load_network(paths.layer_dir, neurons, layers, bias, cache);
-        const auto images = load_images(images_path.empty() ? paths.images : images_path, neurons, num_images, cache);
-        std::printf("problem: N = %lld, L = %lld, %lld images, %lld edges; read in %.2f s; %d threads\n",
-                    static_cast<long long>(neurons), static_cast<long long>(layers),
-                    static_cast<long long>(images.rows()), static_cast<long long>(network.total_edges()), t.seconds(),
-                    threads);
-        const double work = double(images.rows()) * double(network.total_edges());
-
-        struct Row {
-            std::string method;
-            double seconds;
-            std::size_t categories;
-            nlohmann::json detail;
-        };
-        std::vector<Row> rows;
-        std::vector<std::int64_t> answer;
-        double graphblas_seconds = 0;
-
-        if (!skip_graphblas) {
-            GRB(GrB_init(GrB_NONBLOCKING));
-            GRB(GxB_Global_Option_set(GxB_GLOBAL_NTHREADS, threads));
-            std::vector<GrB_Matrix> w;
-            for (const auto& layer : network.layers) w.push_back(to_graphblas(layer));
-            GraphblasRun best;
-            for (int r = 0; r < repeat; ++r) {
-                auto run = graphblas_inference(w, images, bias);
-                std::printf("  GraphBLAS run %d: %.4f s\n", r + 1, run.seconds);
-                if (r == 0 || run.seconds < best.seconds) best = std::move(run);
-            }
-            for (auto& m : w) GrB_Matrix_free(&m);
-            GrB_finalize();
-            graphblas_seconds = best.seconds;
-            answer = best.categories;
-            rows.push_back({"SuiteSparse:GraphBLAS " + std::to_string(GxB_IMPLEMENTATION_MAJOR) + "." +
-                                std::to_string(GxB_IMPLEMENTATION_MINOR) + " (mxm plus-times, bias, select, cap)",
-                            best.seconds, best.categories.size(), {}});
-        }
-
-        auto weights = resident_weights(network, weight_layout(neurons));
-        const auto shape = shape_of(network);
-        struct Variant {
-            std::string name;
-            KernelChoice kernel;
-            bool compaction;
-        };
-        std::vector<Variant> variants = {{"tessel fused tiled ELL + compaction", KernelChoice::fused, true}};
-        if (!skip_extra) {
-            variants.push_back({"tessel core tiled ELL SpMM + compaction pass", KernelChoice::core, true});
-            variants.push_back({"tessel fused tiled ELL, no compaction", KernelChoice::fused, false});
-        }
-        bool all_equal = true;
-        for (const auto& v : variants) {
-            InferenceOptions opt;
-            opt.backend = Backend::cpu;
-            opt.kernel = v.kernel;
-            opt.compaction = v.compaction;
-            InferenceResult best;
-            for (int r = 0; r < repeat; ++r) {
-                auto res = infer(shape, *weights, images, opt);
-                std::printf("  %s run %d: %.4f s\n", v.name.c_str(), r + 1, res.seconds);
-                if (r == 0 || res.seconds < best.seconds) best = std::move(res);
-            }
-            if (answer.empty() && skip_graphblas) answer = best.categories;
-            const bool equal = best.categories == answer;
-            all_equal &= equal;
-            rows.push_back({v.name + " (R = " + std::to_string(best.register_factor) + ")", best.seconds,
-                            best.categories.size(), result_json(best)});
-        }
-
-        std::printf("\n%-62s %8s %10s %12s %8s %s\n", "method", "threads", "seconds", "edges/s", "vs GrB",
-                    "categories");
-        for (const auto& r : rows)
-            std::printf("%-62s %8d %10.4f %12.4g %8s %zu\n", r.method.c_str(), threads, r.seconds, work / r.seconds,
-                        graphblas_seconds > 0 ? (std::to_string(graphblas_seconds / r.seconds).substr(0, 5) + "x").c_str()
-                                              : "-",
-                        r.categories);
-        std::printf("answers %s\n", all_equal ? "identical" : "DIFFER");
-
-        if (!json_path.empty()) {
-            Metrics m("tessel-bench-spdnn");
-            auto& j = m.json();
-            j["neurons"] = neurons;
-            j["layers"] = layers;
-            j["images"] = images.rows();
-            j["edges"] = network.total_edges();
-            j["threads"] = threads;
-            j["answers_identical"] = all_equal;
-            for (const auto& r : rows)
-                j["methods"].push_back({{"method", r.method},
-                                        {"seconds", r.seconds},
-                                        {"edges_per_second", work / r.seconds},
-                                        {"categories", r.categories},
-                                        {"detail", r.detail}});
-            m.write(json_path);
-        }
-        return all_equal ? 0 : 1;
+        if (args.threads > 0) omp_set_num_threads(args.threads);
+        return run(args);
     } catch (const tessel::Error& e) {
         std::fprintf(stderr, "tessel-bench-spdnn: %s\n", e.message().c_str());
     } catch (const std::exception& e) {
