@@ -162,6 +162,9 @@ public:
 private:
     void run(dist::DistSpmm<ValueType, Index>& op, DenseMatrix<ValueType>& in,
              DenseMatrix<ValueType>& out, bool backward);
+    void make_operators(MPI_Comm data_comm, const comm::Topology& topology, const DistributedOptions& options,
+                        Csr<ValueType, Index> local_fwd, const std::vector<size_type>& local_fwd_rows,
+                        Csr<ValueType, Index> local_bwd, const std::vector<size_type>& local_bwd_rows);
 
     int rank_ = 0, size_ = 1;
     size_type k_ = 0, nnz_ = 0, fwd_rows_ = 0, bwd_rows_ = 0;
