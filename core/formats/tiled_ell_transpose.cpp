@@ -102,19 +102,12 @@ void walk_stored(const TiledEll<V, I>& a, size_type first_block, size_type last_
     }
 }
 
-}  // namespace
-
+// Pass 1 of the transpose: per thread (its run of A's blocks) and block of Aᵀ, the rows of A
+// that meet the block, ascending: a bit per (block of Aᵀ, row of A's current block), emptied
+// in order after each block of A.
 template <typename V, typename I>
-TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig& config) {
-    check_tiled_ell_config(config);
-    constexpr size_type w = TiledEll<V, I>::warp_size;
-    const size_type br = config.block_rows, be = config.buffer_entries, warps = br / w;
-    const size_type blocks = (a.cols + br - 1) / br;  // blocks of Aᵀ
-    const int threads = std::max(1, omp_get_max_threads());
-    const std::vector<size_type> run = thread_runs(a, threads);
-
-    // Pass 1: per thread and block of Aᵀ, the rows of A that meet it, ascending: a bit per
-    // (block of Aᵀ, row of A's current block), emptied in order after each block of A.
+std::vector<std::vector<std::vector<I>>> rows_meeting_blocks(const TiledEll<V, I>& a, const std::vector<size_type>& run,
+                                                             size_type blocks, size_type br, int threads) {
     std::vector<std::vector<std::vector<I>>> rows_of(static_cast<std::size_t>(threads));
 #pragma omp parallel num_threads(threads)
     {
@@ -151,6 +144,43 @@ TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig
         });
         if (current >= 0) flush();
     }
+    return rows_of;
+}
+
+// The first row of A in every stage of Aᵀ (the rank-th distinct row of its block, found in
+// its thread's list; the largest index past the last): pass 2 finds a row's stage among them.
+template <typename I>
+std::vector<I> first_rows_of_stages(const std::vector<std::vector<std::vector<I>>>& rows_of,
+                                    const std::vector<std::vector<size_type>>& base,
+                                    const std::vector<size_type>& distinct, const std::vector<size_type>& stage_at,
+                                    size_type be) {
+    const int threads = static_cast<int>(rows_of.size());
+    const size_type blocks = static_cast<size_type>(distinct.size());
+    std::vector<I> first_row_of_stage(static_cast<std::size_t>(stage_at.back()));
+    for (size_type p = 0; p < blocks; ++p)
+        for (size_type s = 0; s < stage_at[p + 1] - stage_at[p]; ++s) {
+            size_type rank = s * be;
+            int u = 0;
+            while (u + 1 < threads && base[u + 1][p] <= rank) ++u;
+            first_row_of_stage[stage_at[p] + s] =
+                rank < distinct[p] ? rows_of[u][p][rank - base[u][p]] : std::numeric_limits<I>::max();
+        }
+    return first_row_of_stage;
+}
+
+}  // namespace
+
+template <typename V, typename I>
+TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig& config) {
+    check_tiled_ell_config(config);
+    constexpr size_type w = TiledEll<V, I>::warp_size;
+    const size_type br = config.block_rows, be = config.buffer_entries, warps = br / w;
+    const size_type blocks = (a.cols + br - 1) / br;  // blocks of Aᵀ
+    const int threads = std::max(1, omp_get_max_threads());
+    const std::vector<size_type> run = thread_runs(a, threads);
+
+    // Pass 1: per thread and block of Aᵀ, the rows of A that meet it, ascending.
+    const auto rows_of = rows_meeting_blocks(a, run, blocks, br, threads);
     // Where each thread's rows start among a block's distinct columns, and the stages.
     std::vector<size_type> distinct(static_cast<std::size_t>(blocks), 0), stage_at(static_cast<std::size_t>(blocks + 1), 0);
     std::vector<std::vector<size_type>> base(static_cast<std::size_t>(threads), std::vector<size_type>(blocks));
@@ -178,15 +208,7 @@ TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig
     // Pass 2: entries per (row of Aᵀ, stage) and thread, in storage order: the stage of a row
     // of A is found among the first rows of the block's stages (a few).
     const std::size_t keys = static_cast<std::size_t>(stage_at.back() * br);
-    std::vector<I> first_row_of_stage(static_cast<std::size_t>(stage_at.back()));
-    for (size_type p = 0; p < blocks; ++p)
-        for (size_type s = 0; s < stage_at[p + 1] - stage_at[p]; ++s) {
-            size_type rank = s * be;  // the rank-th distinct row, found in its thread's list
-            int u = 0;
-            while (u + 1 < threads && base[u + 1][p] <= rank) ++u;
-            first_row_of_stage[stage_at[p] + s] =
-                rank < distinct[p] ? rows_of[u][p][rank - base[u][p]] : std::numeric_limits<I>::max();
-        }
+    const std::vector<I> first_row_of_stage = first_rows_of_stages(rows_of, base, distinct, stage_at, be);
     std::vector<std::vector<std::uint32_t>> count(static_cast<std::size_t>(threads));
 #pragma omp parallel num_threads(threads)
     {
