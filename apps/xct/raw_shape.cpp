@@ -60,20 +60,22 @@ void check_rows_are_projections(const std::string& path, const std::string& thet
                                 RawShape shape) {
     const size_type rows = std::min(num_theta, sample_rows);
     const auto values = first_rows(path, rows, shape.channels);
+    int best = 0;  // the part count whose pieces are most alike
+    double alike = repeated_threshold;
     for (int parts : {2, 3, 4}) {
-        if (shape.channels % parts != 0 || shape.channels / parts < 8) continue;
-        const double alike = repeated_parts(values.data(), rows, shape.channels, parts);
-        if (alike <= repeated_threshold) continue;
-        char figure[32];
-        std::snprintf(figure, sizeof figure, "%.4f", alike);
-        TESSEL_INVALID_INPUT(path, 0,
-                             "each row of " + std::to_string(shape.channels) + " values looks like " +
-                                 std::to_string(parts) + " consecutive projections of " +
-                                 std::to_string(shape.channels / parts) + " (likeness " + figure +
-                                 "): the file holds more angles or slices than " + theta_path + " (" +
-                                 std::to_string(num_theta) + " angles) and --num-slices (" +
-                                 std::to_string(shape.slices) + ") say; give --channels to state the geometry");
+        if (shape.channels % parts != 0 || shape.channels / parts < 4) continue;
+        const double likeness = repeated_parts(values.data(), rows, shape.channels, parts);
+        if (likeness > alike) best = parts, alike = likeness;
     }
+    if (best == 0) return;
+    char figure[32];
+    std::snprintf(figure, sizeof figure, "%.4f", alike);
+    TESSEL_INVALID_INPUT(path, 0,
+                         "each row of " + std::to_string(shape.channels) + " values looks like " + std::to_string(best) +
+                             " consecutive projections of " + std::to_string(shape.channels / best) + " (likeness " +
+                             figure + "): the file holds more angles or slices than " + theta_path + " (" +
+                             std::to_string(num_theta) + " angles) and --num-slices (" + std::to_string(shape.slices) +
+                             ") say; give --channels to state the geometry");
 }
 
 }  // namespace

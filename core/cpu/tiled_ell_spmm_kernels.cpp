@@ -58,9 +58,15 @@ void spmm_tiled_ell(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> 
     });
 }
 
+template <typename V, typename I>
+const char* tiled_ell_design(const TiledEll<V, I>& a, int register_factor) {
+    return register_factor == 1 || detail::prefers_slot_order(a) ? "slot order" : "register tiles";
+}
+
 #define TESSEL_INSTANTIATE(V, I)                                                                          \
     template void spmm_tiled_ell(const TiledEll<V, I>&, DenseView<const V>, DenseView<V>, const Epilogue<V>&, \
-                                 int);
+                                 int);                                                                    \
+    template const char* tiled_ell_design(const TiledEll<V, I>&, int);
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 

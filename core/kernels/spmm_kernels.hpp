@@ -61,6 +61,11 @@ void spmm_tiled_ell(const TiledEll<ValueType, IndexType>& a, DenseView<const Val
 /// of two >= k, 64 past 64 (A is then read once per 64 columns).
 int choose_register_factor(size_type k);
 
+/// The design the cpu tiled kernel runs on `a` with register factor r: "slot order" (r = 1,
+/// or long ELL rows) or "register tiles" (core/cpu/tiled_ell_block.hpp).
+template <typename ValueType, typename IndexType>
+const char* tiled_ell_design(const TiledEll<ValueType, IndexType>& a, int register_factor);
+
 }  // namespace cpu
 
 namespace cuda {

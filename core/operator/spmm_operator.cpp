@@ -114,9 +114,10 @@ std::string SpmmOperator<V, I>::kernel_without_values(size_type k) const {
     if (config_.backend == Backend::cuda) return "cuda tiled ELL (resident, shared-memory staging)";
     if (config_.backend == Backend::reference) return "reference tiled ELL";
     if (config_.register_factor == 0 && k <= 0)
-        return "cpu tiled ELL, R chosen from k (slot order for R = 1, register tiles above)";
+        return std::string("cpu tiled ELL, R chosen from k (slot order for R = 1") +
+               (cpu::tiled_ell_design(tiled_, 2) == std::string("slot order") ? " and these long rows)" : ", register tiles above)");
     const int r = config_.register_factor ? config_.register_factor : cpu::choose_register_factor(k);
-    return "cpu tiled ELL, R = " + std::to_string(r) + (r == 1 ? " (slot order)" : " (register tiles)");
+    return "cpu tiled ELL, R = " + std::to_string(r) + " (" + cpu::tiled_ell_design(tiled_, r) + ")";
 }
 
 template <typename V, typename I>

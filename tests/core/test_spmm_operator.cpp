@@ -55,6 +55,12 @@ TEST_CASE("the operator keeps one format, describes it and refuses what it canno
     CHECK(tiled.describe()["block_rows"] == 64);
     CHECK(tiled.kernel_description(16) == "cpu tiled ELL, R = 16 (register tiles)");
     CHECK(tiled.kernel_description(1) == "cpu tiled ELL, R = 1 (slot order)");
+    CHECK(tiled.kernel_description(0) == "cpu tiled ELL, R chosen from k (slot order for R = 1, register tiles above)");
+    // long ELL rows (xct's) run in slot order at every R
+    SpmmOperator<float, std::int32_t> long_rows(generate::random_uniform<float, std::int32_t>(300, 4000, 120, 17),
+                                                {Backend::cpu, SparseFormat::tiled_ell, {256, 65536}, 0});
+    CHECK(long_rows.kernel_description(16) == "cpu tiled ELL, R = 16 (slot order)");
+    CHECK(long_rows.kernel_description(0) == "cpu tiled ELL, R chosen from k (slot order for R = 1 and these long rows)");
     SpmmOperator<float, std::int32_t> csr(Csr<float, std::int32_t>(a), {Backend::cpu, SparseFormat::csr, {}, 0});
     CHECK(csr.csr() != nullptr);
     CHECK(csr.kernel_description(8) == "cpu csr merge-based");

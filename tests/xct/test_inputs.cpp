@@ -210,9 +210,15 @@ TEST_CASE("raw MemXCT files: one slice or a slice-major stack", "[xct][inputs]")
     size_type clamped = 0;
     const auto second = source.read(1, 1, times, clamped);
     for (size_type i = 0; i < T * R; ++i) REQUIRE(second[i] == sino[T * R + i]);
-    // Without --num-slices the file is one slice: 90 values = 5 angles x 18 channels.
+    // Without --num-slices the file would be one slice of 5 angles x 18 channels: each row is
+    // then 3 rows of the stack, which the data shows, so it is refused (issue 14, item 5).
     o.num_slices = 0;
-    CHECK(SinogramSource(o).info().geometry.num_rho == S * R);
+    CHECK_THAT(error_of([&] { SinogramSource s(o); }),
+               Catch::StartsWith(o.path + ": each row of 18 values looks like 3 consecutive projections of 6"));
+    // --channels states the geometry: 3 slices follow from the size.
+    o.channels = R;
+    CHECK(SinogramSource(o).info().available == S);
+    o.channels = 0;
     // 4 slices do not divide the file.
     o.num_slices = 4;
     CHECK(error_of([&] { SinogramSource s(o); }) ==
