@@ -75,11 +75,21 @@ size_type max_batch_slices(MemoryPlan plan, double limit) {
 
 int min_data_ranks(MemoryPlan plan, double limit, int max_ranks) {
     plan.k = 1;
-    for (int p = 1; p <= max_ranks; p *= 2) {
+    auto fits = [&](int p) {
         plan.p_data = p;
-        if (estimate_memory(plan).total() <= limit) return p;
+        return estimate_memory(plan).total() <= limit;
+    };
+    // Doubling to the first count that fits, then the smallest one between (fewer ranks never
+    // need less memory each).
+    int hi = 1;
+    while (hi <= max_ranks && !fits(hi)) hi *= 2;
+    if (hi > max_ranks) return fits(max_ranks) ? max_ranks : 0;
+    int lo = hi / 2;  // does not fit (or 0)
+    while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        (fits(mid) ? hi : lo) = mid;
     }
-    return 0;
+    return hi;
 }
 
 double available_memory() { return available_memory_bytes(); }
