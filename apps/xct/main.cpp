@@ -237,7 +237,10 @@ void apply_choices(ReconstructOptions& o, const CliText& t) {
     o.hierarchical = t.reduction == "hier";
     o.exchange = comm::parse_exchange_method(t.exchange);
     o.pipelined = !t.no_pipeline;
-    if (!t.memory_limit.empty()) o.memory_limit = parse_bytes(t.memory_limit);
+    if (!t.memory_limit.empty()) {
+        o.memory_limit = parse_bytes(t.memory_limit);
+        app::require_limit_within_node("--memory-limit", o.memory_limit);
+    }
     o.colormap = io::parse_colormap(t.colormap);
     if (!o.save_exchange.empty() && (o.save_exchange == o.output || o.save_exchange == t.input))
         TESSEL_INVALID_INPUT("save-exchange", 0, o.save_exchange + " is also the " +

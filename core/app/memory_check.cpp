@@ -16,6 +16,13 @@ void require_memory(const std::string& input, const std::string& what, double by
                                             format_bytes(available) + " available on this node");
 }
 
+void require_limit_within_node(const std::string& input, double bytes) {
+    const double available = available_memory_bytes();
+    if (available > 0 && bytes > available)
+        TESSEL_INVALID_INPUT(input, 0, format_bytes(bytes) + " is more than the " + format_bytes(available) +
+                                           " available on this node");
+}
+
 void require_index_range(const std::string& input, std::int64_t place, const std::string& what, double count,
                          double largest, const char* index_name) {
     char text[160];

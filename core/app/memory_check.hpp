@@ -14,6 +14,11 @@ namespace tessel::app {
 /// this node" when `bytes` exceeds available_memory_bytes() (nothing when that is unknown).
 void require_memory(const std::string& input, const std::string& what, double bytes);
 
+/// A memory limit the user gave (bytes per rank) must not exceed what this node has available:
+/// else InvalidInput "INPUT: 2.0 TiB is more than the 23.1 GiB available on this node" (a
+/// larger limit would only move the failure from here to std::bad_alloc later).
+void require_limit_within_node(const std::string& input, double bytes);
+
 /// `count` of WHAT must fit the index type `Index` (and be >= 0): else InvalidInput
 /// "INPUT:PLACE: WHAT is COUNT, beyond the largest index 2147483647 (int32)".
 void require_index_range(const std::string& input, std::int64_t place, const std::string& what, double count,
