@@ -46,6 +46,7 @@ size_type choose_batch(const Geometry& g, const SinogramArray& s, const ArrayRec
     m.pixels = g.num_pixels();
     m.rays = g.num_rays();
     m.value_bytes = 4;
+    m.stored_value_bytes = o.projector.half_values ? 2 : 4;
     m.kernel = o.projector.kernel;
     m.slices = s.slices;
     m.round_slices = s.slices;

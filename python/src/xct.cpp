@@ -30,7 +30,8 @@ std::vector<double> angles(py::handle theta_object, size_type expected) {
 py::tuple reconstruct(py::handle tomo_object, py::handle theta_object, std::optional<double> center,
                       const std::string& algorithm, int num_iter, double tol, bool nonneg, size_type size,
                       size_type batch_slices, bool sinogram_order, const std::string& order,
-                      const std::string& backend, const std::string& filter_name, double filter_cutoff) {
+                      const std::string& backend, const std::string& filter_name, double filter_cutoff,
+                      const std::string& precision) {
     auto tomo = c_array<float>(tomo_object, "tomo", 3);
     xct::SinogramArray s;
     s.data = tomo.data();
@@ -63,6 +64,9 @@ py::tuple reconstruct(py::handle tomo_object, py::handle theta_object, std::opti
     o.order = xct::parse_domain_order(order);
     o.projector.backend = parse_backend(backend);
     if (o.projector.backend == Backend::automatic) o.projector.backend = Backend::cpu;
+    if (precision != "single" && precision != "mixed")
+        bad_argument("precision", "'" + precision + "' is not 'single' or 'mixed'");
+    o.projector.half_values = precision == "mixed";
     const size_type n = size > 0 ? size : s.channels;
     py::array_t<float> volume({static_cast<py::ssize_t>(s.slices), static_cast<py::ssize_t>(n),
                                static_cast<py::ssize_t>(n)});
@@ -188,7 +192,7 @@ void bind_xct(py::module_& m) {
     m.def("_xct_reconstruct", &reconstruct, py::arg("tomo"), py::arg("theta"), py::arg("center"),
           py::arg("algorithm"), py::arg("num_iter"), py::arg("tol"), py::arg("nonneg"), py::arg("size"),
           py::arg("batch_slices"), py::arg("sinogram_order"), py::arg("order"), py::arg("backend"),
-          py::arg("filter_name") = "ramp", py::arg("filter_cutoff") = 1.0);
+          py::arg("filter_name") = "ramp", py::arg("filter_cutoff") = 1.0, py::arg("precision") = "single");
     m.def("_xct_project", &project, py::arg("obj"), py::arg("theta"), py::arg("ncol"));
     m.def("_xct_normalize", &normalize, py::arg("tomo"), py::arg("flat"), py::arg("dark"));
     m.def("_xct_find_center", &find_center, py::arg("tomo"), py::arg("theta"), py::arg("ind"), py::arg("radius"),

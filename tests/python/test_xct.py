@@ -45,6 +45,16 @@ def test_recovers_phantom(algorithm):
     assert np.linalg.norm(rec - truth) / np.linalg.norm(truth) < 0.25
 
 
+def test_mixed_precision_close_to_single():
+    truth, tomo, theta = sinograms()
+    single = tessel.xct.reconstruct(tomo, theta, num_iter=20)
+    mixed = tessel.xct.reconstruct(tomo, theta, num_iter=20, precision="mixed")
+    assert not np.array_equal(mixed, single)  # the operator's values really were rounded
+    np.testing.assert_allclose(mixed, single, rtol=0, atol=2e-3 * np.abs(single).max())
+    with pytest.raises(ValueError, match=r"^precision: 'half' is not 'single' or 'mixed'"):
+        tessel.xct.reconstruct(tomo, theta, num_iter=2, precision="half")
+
+
 def test_sinogram_order_and_batches_agree():
     _, tomo, theta = sinograms()
     ref = tessel.xct.reconstruct(tomo, theta, num_iter=10)
