@@ -19,9 +19,7 @@ size_type TiledEll<V, I>::max_stage_entries() const {
     return longest;
 }
 
-namespace {
-
-void check_config(const TiledEllConfig& config) {
+void check_tiled_ell_config(const TiledEllConfig& config) {
     if (config.block_rows <= 0 || config.block_rows % 32 != 0)
         TESSEL_INVALID_INPUT("tiled ELL config", 0,
                              "block_rows " + std::to_string(config.block_rows) + " is not a positive multiple of 32");
@@ -30,6 +28,8 @@ void check_config(const TiledEllConfig& config) {
                              "buffer_entries " + std::to_string(config.buffer_entries) +
                                  " outside 1..65536 (16-bit local indices)");
 }
+
+namespace {
 
 /// Pass 1's result: per block its sorted distinct columns and the width of each (stage, warp).
 template <typename I>
@@ -145,7 +145,7 @@ void fill_slots(TiledEll<V, I>& t, const Csr<V, I>& a, BlockShapes<I>& shapes, c
 
 template <typename V, typename I>
 TiledEll<V, I> tiled_ell_from_csr(const Csr<V, I>& a, const TiledEllConfig& config) {
-    check_config(config);
+    check_tiled_ell_config(config);
     TiledEll<V, I> t;
     t.rows = a.rows();
     t.cols = a.cols();

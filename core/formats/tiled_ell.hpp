@@ -66,6 +66,10 @@ struct TiledEll {
     }
 };
 
+/// Checks a tiled ELL configuration: block_rows a positive multiple of 32, buffer_entries in
+/// 1..65536. Throws InvalidInput (every builder calls it first).
+void check_tiled_ell_config(const TiledEllConfig& config);
+
 /// Builds the tiled ELL form of `a` (blocks built in parallel). Throws InvalidInput when
 /// the configuration is invalid (block_rows not a positive multiple of 32, buffer_entries
 /// outside 1..65536).

@@ -14,17 +14,6 @@
 
 namespace tessel {
 
-void check_tiled_ell_config(const TiledEllConfig& config) {
-    constexpr size_type w = 32;
-    if (config.block_rows <= 0 || config.block_rows % w != 0)
-        TESSEL_INVALID_INPUT("tiled ELL config", 0,
-                             "block_rows " + std::to_string(config.block_rows) + " is not a positive multiple of 32");
-    if (config.buffer_entries < 1 || config.buffer_entries > 65536)
-        TESSEL_INVALID_INPUT("tiled ELL config", 0,
-                             "buffer_entries " + std::to_string(config.buffer_entries) +
-                                 " outside 1..65536 (16-bit local indices)");
-}
-
 namespace {
 
 // Asks the source for rows [r0, r1) and checks what it gave.

@@ -46,7 +46,5 @@ TiledEll<ValueType, IndexType> tiled_ell_from_row_blocks(size_type rows, size_ty
                                                          const RowBlockSource<ValueType, IndexType>& source,
                                                          const TiledEllConfig& config = {}, bool half_values = false);
 
-/// Checks a tiled ELL configuration (the messages of tiled_ell_from_csr). Throws InvalidInput.
-void check_tiled_ell_config(const TiledEllConfig& config);
 
 }  // namespace tessel
