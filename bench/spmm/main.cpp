@@ -158,6 +158,51 @@ std::string mb(double bytes) { return format_number(bytes / 1e6, 3) + " MB"; }
 double l3_bytes() { return double(tessel::llc_bytes()); }
 double memory_bytes() { return tessel::physical_memory_bytes(); }
 
+// Warm-up, then options.repeat timed multiplies. On a shared machine: wait for quiet, and
+// measure again (up to 3 times) when other processes took a noticeable share of the CPUs.
+template <typename V>
+void time_multiplies(Kernel<V>& kernel, Row& row, const Options& options) {
+    kernel.multiply();  // warm-up: caches, page tables, library-internal set-up
+    const int max_attempts = options.quiet_wait > 0 ? 3 : 1;
+    for (int attempt = 1; attempt <= max_attempts; ++attempt) {
+        if (options.quiet_wait > 0) wait_for_quiet(options.quiet_wait);
+        std::vector<double> times;
+        const CpuSample before = sample_cpu();
+        for (int r = 0; r < options.repeat; ++r) {
+            Timer t;
+            kernel.multiply();
+            times.push_back(t.seconds());
+        }
+        const double others = others_fraction(before, sample_cpu());
+        if (attempt == 1 || others < row.others) {
+            row.times = times;
+            row.others = others;
+        }
+        row.attempts = attempt;
+        if (row.others <= disturbed_threshold) break;
+    }
+}
+
+// The check column: ok / FAIL with the scaled error, or the error; notes and disturbance.
+std::string check_text(const Row& row, double rtol) {
+    std::string check;
+    if (!row.error.empty()) {
+        check = "ERROR " + row.error;
+    } else {
+        char buf[160];
+        if (row.check.ok)
+            std::snprintf(buf, sizeof buf, "ok (%.1e)", row.check.max_error);
+        else
+            std::snprintf(buf, sizeof buf, "FAIL (scaled error %.2e at row %lld col %lld > %.0e)",
+                          row.check.max_error, (long long)row.check.worst_row, (long long)row.check.worst_col, rtol);
+        check = buf;
+    }
+    if (!row.note.empty()) check += "  [" + row.note + "]";
+    if (row.others > disturbed_threshold)
+        check += "  [disturbed: other processes used " + pct(row.others) + " of the CPUs]";
+    return check;
+}
+
 class Benchmark {
 public:
     Benchmark(const Options& options, const StreamTriad& stream)
@@ -300,27 +345,7 @@ void Benchmark::run_k(const Csr<V, Index>& a, const std::string& label,
         try {
             kernel->bind(b.view(), c.view());
             row->details = kernel->details();
-            kernel->multiply();  // warm-up: caches, page tables, library-internal set-up
-            // On a shared machine: wait for quiet, and measure again (up to 3 times) when
-            // other processes took a noticeable share of the CPUs during the timed runs.
-            const int max_attempts = options_.quiet_wait > 0 ? 3 : 1;
-            for (int attempt = 1; attempt <= max_attempts; ++attempt) {
-                if (options_.quiet_wait > 0) wait_for_quiet(options_.quiet_wait);
-                std::vector<double> times;
-                const CpuSample before = sample_cpu();
-                for (int r = 0; r < options_.repeat; ++r) {
-                    Timer t;
-                    kernel->multiply();
-                    times.push_back(t.seconds());
-                }
-                const double others = others_fraction(before, sample_cpu());
-                if (attempt == 1 || others < row->others) {
-                    row->times = times;
-                    row->others = others;
-                }
-                row->attempts = attempt;
-                if (row->others <= disturbed_threshold) break;
-            }
+            time_multiplies(*kernel, *row, options_);
             kernel->collect();
             kernel->unbind();
         } catch (const std::exception& e) {
@@ -336,22 +361,7 @@ void Benchmark::run_k(const Csr<V, Index>& a, const std::string& label,
         }
         if (row->failed()) failed_ = true;
 
-        std::string check;
-        if (!row->error.empty())
-            check = "ERROR " + row->error;
-        else {
-            char buf[160];
-            if (row->check.ok)
-                std::snprintf(buf, sizeof buf, "ok (%.1e)", row->check.max_error);
-            else
-                std::snprintf(buf, sizeof buf, "FAIL (scaled error %.2e at row %lld col %lld > %.0e)",
-                              row->check.max_error, (long long)row->check.worst_row,
-                              (long long)row->check.worst_col, rtol);
-            check = buf;
-        }
-        if (!row->note.empty()) check += "  [" + row->note + "]";
-        if (row->others > disturbed_threshold)
-            check += "  [disturbed: other processes used " + pct(row->others) + " of the CPUs]";
+        const std::string check = check_text(*row, rtol);
         std::printf("   %-14s %3lld %-6s %10s %8s %9s %8s  %s\n", row->kernel.c_str(), (long long)k,
                     precision.c_str(), format_number(row->seconds * 1e3, 4).c_str(),
                     format_number(row->gflops, 3).c_str(), format_number(row->gbps, 3).c_str(),
@@ -414,11 +424,8 @@ void print_summary(const std::vector<Comparison>& comparisons) {
     table.print(std::cout);
 }
 
-int run(int argc, char** argv) {
-    Options o;
-    CLI::App app{"tessel-bench-spmm: SpMM C = A*B (A sparse m x n, B dense n x K, row-major) with "
-                 "every tessel kernel and the peer libraries found at build time, each result "
-                 "checked, times compared with the STREAM-triad bound"};
+// The command line; returns the names of this build's kernels.
+std::vector<std::string> add_options(CLI::App& app, Options& o) {
     app.add_option("--matrix", o.matrix_files, "Matrix Market file(s) (coordinate, real/integer/pattern)")
         ->check(CLI::ExistingFile);
     app.add_option("--generator", o.generator, "Built-in generator instead of the default set")
@@ -453,7 +460,7 @@ int run(int argc, char** argv) {
                    "Tiled ELL columns per register tile: 4, 8, 16, 32 or 0 = chosen from K")->capture_default_str();
     app.add_option("--stream-elements", o.stream_elements,
                    "Doubles per STREAM triad array (3 arrays; default 2^24 = 128 MB each)")->capture_default_str();
-    auto* quick = app.add_flag("--quick", o.quick,
+    app.add_flag("--quick", o.quick,
                                "Short run: 64K-row built-in matrices, K in {8, 32}, 3 repeats");
     app.add_option("--quiet-wait", o.quiet_wait,
                    "On a shared machine: before each measurement wait up to this many seconds "
@@ -464,12 +471,13 @@ int run(int argc, char** argv) {
         ->check(CLI::IsMember({"accum", "auto", "saxpy", "dot"}))
         ->capture_default_str();
     app.add_flag("--verbose", o.verbose, "Print each kernel's settings (tile sizes, library method)");
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::ParseError& e) {
-        return tessel::app::parse_failure(app, e, "tessel-bench-spmm");
-    }
-    (void)quick;
+    return names;
+}
+
+// Options that depend on each other: --quick's defaults, --matrix or --generator, known kernels.
+void settle_options(const CLI::App& app, Options& o, const std::vector<std::string>& names) {
+    std::string all;
+    for (const auto& n : names) all += (all.empty() ? "" : ",") + n;
     if (o.quick) {
         if (app.count("--k") == 0) o.ks = {8, 32};
         if (app.count("--repeat") == 0) o.repeat = 3;
@@ -483,9 +491,9 @@ int run(int argc, char** argv) {
                                  "'" + k + "' is not a kernel of this build (one of " + all + ")");
     if (o.threads > 0) omp_set_num_threads(o.threads);
     o.threads = omp_get_max_threads();
-    peers::initialize(o.threads);
-    peers::set_graphblas_method(o.graphblas_method);
+}
 
+std::vector<MatrixSpec> matrix_specs(const Options& o) {
     std::vector<MatrixSpec> specs;
     for (const auto& f : o.matrix_files) {
         MatrixSpec s;
@@ -495,8 +503,11 @@ int run(int argc, char** argv) {
     }
     if (!o.generator.empty()) specs.push_back(generator_spec(o.generator, o.size, o.per_row));
     if (specs.empty()) specs = builtin_matrices(o.quick);
+    return specs;
+}
 
-    Metrics metrics("tessel-bench-spmm");
+// The machine, the peers found and the device, as the first lines of the report.
+void print_machine(const Options& o, Metrics& metrics) {
     const double l3 = l3_bytes();
     metrics.json()["machine"]["memory_bytes"] = memory_bytes();
     metrics.json()["machine"]["l3_bytes"] = l3 > 0 ? l3 : 0;
@@ -513,8 +524,11 @@ int run(int argc, char** argv) {
     for (const auto& m : peers::missing()) std::printf(" %s;", m.c_str());
     if (peers::missing().empty()) std::printf(" none");
     std::printf("\ncuda device: %s\n", cuda::device_description().c_str());
-    Timer total;
-    // The bound needs an undisturbed triad: with --quiet-wait, up to 3 tries, the best kept.
+}
+
+// The bound needs an undisturbed triad: with --quiet-wait, up to 3 tries, the best kept.
+// Returns the triad and the share of the CPUs others used while it ran.
+std::pair<StreamTriad, double> measure_bound_triad(const Options& o) {
     StreamTriad stream;
     double stream_others = 1;
     for (int attempt = 1; attempt <= (o.quiet_wait > 0 ? 3 : 1); ++attempt) {
@@ -536,6 +550,10 @@ int run(int argc, char** argv) {
                        " of the CPUs: the bound and the STREAM% column are too lenient]")
                           .c_str()
                     : "");
+    return {stream, stream_others};
+}
+
+void print_plan(const Options& o) {
     std::printf("K = ");
     for (std::size_t i = 0; i < o.ks.size(); ++i) std::printf("%s%d", i ? "," : "", o.ks[i]);
     std::printf("; %d timed runs after a warm-up, median reported; GFLOP/s = 2*nnz*K/t; "
@@ -544,7 +562,58 @@ int run(int argc, char** argv) {
                 "(double)\n",
                 o.repeat);
     std::fflush(stdout);
+}
 
+void write_json(const Options& o, Metrics& metrics, const Benchmark& bench, const StreamTriad& stream,
+                double stream_others, double seconds) {
+    auto& doc = metrics.json();
+    doc["build_type"] = TESSEL_BENCH_BUILD_TYPE;
+    doc["stream_triad"] = stream.json();
+    doc["stream_triad"]["other_processes_cpu_fraction"] = stream_others;
+    doc["quiet_wait_s"] = o.quiet_wait;
+    doc["graphblas_method"] = o.graphblas_method;
+    doc["threads"] = o.threads;
+    doc["repeat"] = o.repeat;
+    doc["ks"] = o.ks;
+    doc["kernels"] = o.kernels;
+    doc["tiled_ell"] = {{"block_rows", o.block_rows},
+                        {"buffer_entries", o.buffer_entries},
+                        {"register_factor", o.register_factor}};
+    doc["peers_found"] = nlohmann::json::array();
+    for (const auto& p : peers::found())
+        doc["peers_found"].push_back({{"kernel", p.kernel}, {"library", p.library}});
+    doc["peers_missing"] = peers::missing();
+    doc["matrices"] = bench.matrices_json();
+    doc["results"] = nlohmann::json::array();
+    for (const auto& r : bench.rows()) doc["results"].push_back(r->json());
+    doc["comparisons"] = nlohmann::json::array();
+    for (const auto& c : bench.comparisons()) doc["comparisons"].push_back(c.json());
+    doc["total_s"] = seconds;
+    doc["all_checks_passed"] = !bench.failed();
+    metrics.write(o.json);
+    std::printf("JSON written to %s\n", o.json.c_str());
+}
+
+int run(int argc, char** argv) {
+    Options o;
+    CLI::App app{"tessel-bench-spmm: SpMM C = A*B (A sparse m x n, B dense n x K, row-major) with "
+                 "every tessel kernel and the peer libraries found at build time, each result "
+                 "checked, times compared with the STREAM-triad bound"};
+    const auto names = add_options(app, o);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        return tessel::app::parse_failure(app, e, "tessel-bench-spmm");
+    }
+    settle_options(app, o, names);
+    peers::initialize(o.threads);
+    peers::set_graphblas_method(o.graphblas_method);
+    const std::vector<MatrixSpec> specs = matrix_specs(o);
+    Metrics metrics("tessel-bench-spmm");
+    print_machine(o, metrics);
+    Timer total;
+    const auto [stream, stream_others] = measure_bound_triad(o);
+    print_plan(o);
     Benchmark bench(o, stream);
     for (const auto& spec : specs)
         for (const auto& p : o.precisions) {
@@ -557,35 +626,7 @@ int run(int argc, char** argv) {
     const double seconds = total.seconds();
     std::printf("\ntotal %.1f s; %s\n", seconds,
                 bench.failed() ? "SOME CHECKS FAILED (see FAIL/ERROR above)" : "all checks passed");
-
-    if (!o.json.empty()) {
-        auto& doc = metrics.json();
-        doc["build_type"] = TESSEL_BENCH_BUILD_TYPE;
-        doc["stream_triad"] = stream.json();
-        doc["stream_triad"]["other_processes_cpu_fraction"] = stream_others;
-        doc["quiet_wait_s"] = o.quiet_wait;
-        doc["graphblas_method"] = o.graphblas_method;
-        doc["threads"] = o.threads;
-        doc["repeat"] = o.repeat;
-        doc["ks"] = o.ks;
-        doc["kernels"] = o.kernels;
-        doc["tiled_ell"] = {{"block_rows", o.block_rows},
-                            {"buffer_entries", o.buffer_entries},
-                            {"register_factor", o.register_factor}};
-        doc["peers_found"] = nlohmann::json::array();
-        for (const auto& p : peers::found())
-            doc["peers_found"].push_back({{"kernel", p.kernel}, {"library", p.library}});
-        doc["peers_missing"] = peers::missing();
-        doc["matrices"] = bench.matrices_json();
-        doc["results"] = nlohmann::json::array();
-        for (const auto& r : bench.rows()) doc["results"].push_back(r->json());
-        doc["comparisons"] = nlohmann::json::array();
-        for (const auto& c : bench.comparisons()) doc["comparisons"].push_back(c.json());
-        doc["total_s"] = seconds;
-        doc["all_checks_passed"] = !bench.failed();
-        metrics.write(o.json);
-        std::printf("JSON written to %s\n", o.json.c_str());
-    }
+    if (!o.json.empty()) write_json(o, metrics, bench, stream, stream_others, seconds);
     peers::finalize();
     return bench.failed() ? 1 : 0;
 }
