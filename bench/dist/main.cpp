@@ -237,11 +237,7 @@ std::vector<Variant> variants(const Options& o, const BenchCsr& a, size_type k,
     return out;
 }
 
-int run(int argc, char** argv) {
-    Options o;
-    CLI::App app{"tessel-bench-dist: distributed SpMM variants, bytes per topology level, the cost "
-                 "model's prediction, hierarchical vs direct reduction and pipelining (run under "
-                 "mpiexec)"};
+void add_options(CLI::App& app, Options& o) {
     app.add_option("--matrix", o.matrix.file, "Matrix Market file (instead of --generator)");
     app.add_option("--generator", o.matrix.generator, "tomo | stencil | random | powerlaw")
         ->capture_default_str();
@@ -285,6 +281,163 @@ int run(int argc, char** argv) {
     app.add_option("--quiet-wait", o.quiet_wait,
                    "Before each k, wait up to this many seconds for other processes to go quiet")
         ->capture_default_str();
+}
+
+// Rank 0: the matrix, the topology and the reorderings compared (tiled-ELL reuse and the
+// inter-node volume of the reduction plans).
+void print_matrix_and_orders(const Options& o, const BenchMatrix& matrix, const BenchCsr& a,
+                             const comm::Topology& topology, const std::string& staging, nlohmann::json& doc) {
+    std::printf("tessel-bench-dist: %s, %lld x %lld, %lld nonzeros, order %s\n", matrix.label.c_str(),
+                (long long)a.rows(), (long long)a.cols(), (long long)a.nnz(), o.matrix.order.c_str());
+    std::printf("  topology: %s%s; buffers: %s\n", topology.describe().c_str(),
+                o.topology == "auto" ? " (detected)" : " (emulated)",
+                staging.c_str());
+    // Orders compared: reuse of tiled ELL and inter-node volume of the reduction plans.
+    const auto orders = reorder_table(matrix, o.matrix, topology);
+    doc["orders"] = orders;
+    TextTable t({"order", "reuse (32-row blocks)", "reuse (256-row)", "inter-node B/col direct",
+                 "inter-node B/col hier", "cut", "order s"});
+    for (const auto& r : orders) {
+        const double d = r["inter_node_bytes_per_column_direct"], h = r["inter_node_bytes_per_column_hierarchical"];
+        t.add_row({r["order"], fixed(r["reuse_block32"], 2), fixed(r["reuse_block256"], 2),
+                   fixed(d, 0), fixed(h, 0), d > 0 ? fixed(100.0 * (1.0 - h / d), 1) + "%" : "-",
+                   fixed(r["order_seconds"], 3)});
+    }
+    std::printf("\nReorderings (tiled-ELL reuse = nnz / staged entries; reduction plans on this topology; "
+                "order s: seconds to compute the order and permute rows and columns):\n");
+    t.print(std::cout);
+}
+
+// The rows of rank 0's nnz-balanced share: the local-size sample for the rate.
+BenchCsr local_sample(const BenchCsr& a) {
+    const auto ro = partition::row_offsets_by_nnz(a, ranks());
+    std::vector<size_type> ptr{0};
+    std::vector<std::int32_t> col(a.col_idx().begin() + a.row_ptr()[ro[0]], a.col_idx().begin() + a.row_ptr()[ro[1]]);
+    std::vector<float> val(a.values().begin() + a.row_ptr()[ro[0]], a.values().begin() + a.row_ptr()[ro[1]]);
+    for (size_type i = ro[0]; i < ro[1]; ++i) ptr.push_back(a.row_ptr()[i + 1] - a.row_ptr()[ro[0]]);
+    return BenchCsr(ro[1] - ro[0], a.cols(), ptr, col, val, "sample");
+}
+
+// CPU used by processes that are not ours while measuring: the machine's busy time minus all
+// our ranks'. Collective.
+double others_cpu_fraction(const CpuSample& before, const CpuSample& after) {
+    long long ours = after.self - before.self;
+    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &ours, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+    const long long total = after.machine_total - before.machine_total;
+    return before.valid && after.valid && total > 0
+               ? std::max(0.0, double(after.machine_busy - before.machine_busy - ours) / double(total))
+               : 0.0;
+}
+
+// Rank 0: one k's table of variants (time, model, phases, bytes per level) and its JSON.
+nlohmann::json report_variants(const Options& o, int k, const comm::Topology& topology,
+                               const partition::MachineModel& model, const std::vector<Measured>& results,
+                               double others, double waited) {
+    std::printf("\nk = %d   (model: spmm %.2f G nnz·col/s per rank", k, model.spmm_rate / 1e9);
+    for (int l = 0; l < topology.num_levels(); ++l)
+        std::printf("; %s α %.1f us β %.2f GB/s", topology.level_name(l).c_str(),
+                    model.levels[l].alpha * 1e6, 1e-9 / std::max(model.levels[l].beta, 1e-15));
+    std::printf(")\n");
+    std::printf("  machine: other processes used about %.0f%% of the CPUs while measuring (waited %.1f s)\n",
+                100.0 * others, waited);
+    std::vector<std::string> header{"variant", "time ms", "model ms", "compute", "comm"};
+    for (int l = 0; l < topology.num_levels(); ++l) header.push_back("MB " + topology.level_name(l));
+    header.push_back("MB inter-node");
+    if (o.check) header.push_back("max err");
+    TextTable t(header);
+    nlohmann::json kj = {{"k", k}, {"variants", nlohmann::json::array()},
+                         {"others_cpu_fraction", others}, {"quiet_wait_s", waited}};
+    kj["model"] = {{"spmm_rate", model.spmm_rate}, {"levels", nlohmann::json::array()}};
+    for (int l = 0; l < topology.num_levels(); ++l)
+        kj["model"]["levels"].push_back({{"name", topology.level_name(l)},
+                                         {"alpha_s", model.levels[l].alpha},
+                                         {"beta_s_per_byte", model.levels[l].beta}});
+    for (const auto& m : results) {
+        const double comm_s = m.phases.at("comm") + m.phases.at("local") + m.phases.at("global");
+        std::vector<std::string> row{m.variant.name(), fixed(m.seconds * 1e3, 3),
+                                     fixed(m.predicted.total * 1e3, 3),
+                                     fixed(m.phases.at("compute") * 1e3, 3), fixed(comm_s * 1e3, 3)};
+        for (double mb : m.mbytes) row.push_back(fixed(mb, 3));
+        row.push_back(fixed(m.inter_node_mb, 3));
+        if (o.check) row.push_back(m.check_error >= 0 ? fixed(m.check_error, 7) : "-");
+        t.add_row(row);
+        kj["variants"].push_back({{"variant", m.variant.name()},
+                                  {"algorithm", dist::to_string(m.variant.algorithm)},
+                                  {"minibatch", m.variant.minibatch},
+                                  {"pipelined", m.variant.pipelined},
+                                  {"seconds", m.seconds},
+                                  {"phases", m.phases},
+                                  {"mbytes_per_level", m.mbytes},
+                                  {"inter_node_mbytes", m.inter_node_mb},
+                                  {"predicted", {{"compute", m.predicted.compute},
+                                                 {"comm", m.predicted.comm},
+                                                 {"total", m.predicted.total}}},
+                                  {"check_error", m.check_error}});
+    }
+    std::printf("  (time: median of %d multiplies, slowest rank; model: cost-model prediction; compute, "
+                "comm: median phase times in ms; MB: bytes sent per multiply, all ranks, by the level "
+                "the two ranks share)\n",
+                o.reps);
+    t.print(std::cout);
+    return kj;
+}
+
+// Rank 0: the model's choice against the fastest, hierarchical against direct reduction, and
+// what pipelining hid.
+void report_choices(const Options& o, const BenchCsr& a, int k, const comm::Topology& topology,
+                    const partition::MachineModel& model, const std::vector<Measured>& results,
+                    DistAlgorithm automatic, nlohmann::json& kj) {
+    if (automatic != DistAlgorithm::automatic)
+        std::printf("  --dist-algo auto chose %s\n", std::string(dist::to_string(automatic)).c_str());
+    else {
+        partition::DistSetupOptions setup;
+        setup.p_batch = o.batch;
+        const auto choice = partition::choose_dist_algorithm(a, k, topology, model, setup);
+        const auto fastest = std::min_element(results.begin(), results.end(), [](const auto& x, const auto& y) {
+            return x.seconds < y.seconds;
+        });
+        std::printf("  cost model would choose %s; fastest measured: %s\n",
+                    std::string(dist::to_string(choice)).c_str(), fastest->variant.name().c_str());
+        kj["model_choice"] = dist::to_string(choice);
+        kj["fastest"] = fastest->variant.name();
+    }
+    // Hierarchical versus direct reduction, and what pipelining hid.
+    auto find = [&](DistAlgorithm alg, size_type mb, bool pipe) -> const Measured* {
+        for (const auto& m : results)
+            if (m.variant.algorithm == alg && (m.variant.minibatch > 0) == (mb > 0) && m.variant.pipelined == pipe)
+                return &m;
+        return nullptr;
+    };
+    const auto* direct = find(DistAlgorithm::sm_direct, 0, false);
+    const auto* hier = find(DistAlgorithm::sm_hierarchical, 0, false);
+    if (direct && hier && direct->inter_node_mb > 0) {
+        const double cut = 1.0 - hier->inter_node_mb / direct->inter_node_mb;
+        std::printf("  inter-node volume: direct %.3f MB, hierarchical %.3f MB: cut by %.1f%% (target >= 60%%)\n",
+                    direct->inter_node_mb, hier->inter_node_mb, 100.0 * cut);
+        kj["inter_node_cut"] = cut;
+    }
+    for (auto alg : {DistAlgorithm::sm_direct, DistAlgorithm::sm_hierarchical}) {
+        const auto* seq = find(alg, 1, false);
+        const auto* pipe = find(alg, 1, true);
+        if (!seq || !pipe) continue;
+        // Communication of the sequential run: its time beyond the local SpMM (medians).
+        const double comm_s = std::max(0.0, seq->seconds - seq->phases.at("compute"));
+        const double hidden = comm_s > 0 ? (seq->seconds - pipe->seconds) / comm_s : 0.0;
+        std::printf("  %s minibatch %lld: sequential %.3f ms (compute %.3f, comm %.3f), pipelined %.3f ms: "
+                    "%.1f%% of the communication hidden (target >= 30%%)\n",
+                    std::string(dist::to_string(alg)).c_str(), (long long)seq->variant.minibatch,
+                    seq->seconds * 1e3, seq->phases.at("compute") * 1e3, comm_s * 1e3,
+                    pipe->seconds * 1e3, 100.0 * hidden);
+        kj[std::string("hidden_") + std::string(dist::to_string(alg))] = hidden;
+    }
+}
+
+int run(int argc, char** argv) {
+    Options o;
+    CLI::App app{"tessel-bench-dist: distributed SpMM variants, bytes per topology level, the cost "
+                 "model's prediction, hierarchical vs direct reduction and pipelining (run under "
+                 "mpiexec)"};
+    add_options(app, o);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -310,38 +463,9 @@ int run(int argc, char** argv) {
                                     : std::string("host memory (cpu backend)");
     doc["backend"] = o.backend;
     doc["staging"] = staging;
-    if (root) {
-        std::printf("tessel-bench-dist: %s, %lld x %lld, %lld nonzeros, order %s\n", matrix.label.c_str(),
-                    (long long)a.rows(), (long long)a.cols(), (long long)a.nnz(), o.matrix.order.c_str());
-        std::printf("  topology: %s%s; buffers: %s\n", topology.describe().c_str(),
-                    o.topology == "auto" ? " (detected)" : " (emulated)",
-                    staging.c_str());
-        // Orders compared: reuse of tiled ELL and inter-node volume of the reduction plans.
-        const auto orders = reorder_table(matrix, o.matrix, topology);
-        doc["orders"] = orders;
-        TextTable t({"order", "reuse (32-row blocks)", "reuse (256-row)", "inter-node B/col direct",
-                     "inter-node B/col hier", "cut", "order s"});
-        for (const auto& r : orders) {
-            const double d = r["inter_node_bytes_per_column_direct"], h = r["inter_node_bytes_per_column_hierarchical"];
-            t.add_row({r["order"], fixed(r["reuse_block32"], 2), fixed(r["reuse_block256"], 2),
-                       fixed(d, 0), fixed(h, 0), d > 0 ? fixed(100.0 * (1.0 - h / d), 1) + "%" : "-",
-                       fixed(r["order_seconds"], 3)});
-        }
-        std::printf("\nReorderings (tiled-ELL reuse = nnz / staged entries; reduction plans on this topology; "
-                    "order s: seconds to compute the order and permute rows and columns):\n");
-        t.print(std::cout);
-    }
-
-    // The rows of rank 0's nnz-balanced share: the local-size sample for the rate.
-    const auto ro = partition::row_offsets_by_nnz(a, ranks());
-    std::vector<size_type> ptr{0};
-    std::vector<std::int32_t> col(a.col_idx().begin() + a.row_ptr()[ro[0]], a.col_idx().begin() + a.row_ptr()[ro[1]]);
-    std::vector<float> val(a.values().begin() + a.row_ptr()[ro[0]], a.values().begin() + a.row_ptr()[ro[1]]);
-    for (size_type i = ro[0]; i < ro[1]; ++i) ptr.push_back(a.row_ptr()[i + 1] - a.row_ptr()[ro[0]]);
-    const BenchCsr sample(ro[1] - ro[0], a.cols(), ptr, col, val, "sample");
-
+    if (root) print_matrix_and_orders(o, matrix, a, topology, staging, doc);
+    const BenchCsr sample = local_sample(a);
     doc["runs"] = nlohmann::json::array();
-    nlohmann::json summary = nlohmann::json::array();
     if (root && o.verbose)
         for (int r = 0; r < topology.ranks(); ++r) {
             std::printf("  rank %d:", r);
@@ -359,106 +483,10 @@ int run(int argc, char** argv) {
         DistAlgorithm automatic = DistAlgorithm::automatic;
         const auto list = variants(o, a, k, topology, model, &automatic);
         const auto results = measure(list, a, k, topology, model, o);
-        const CpuSample after = sample_cpu();
-        // CPU used by processes that are not ours: the machine's busy time minus all our ranks'.
-        long long ours = after.self - before.self;
-        TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &ours, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
-        const long long total = after.machine_total - before.machine_total;
-        const double others =
-            before.valid && after.valid && total > 0
-                ? std::max(0.0, double(after.machine_busy - before.machine_busy - ours) / double(total))
-                : 0.0;
+        const double others = others_cpu_fraction(before, sample_cpu());
         if (!root) continue;
-
-        std::printf("\nk = %d   (model: spmm %.2f G nnz·col/s per rank", k, model.spmm_rate / 1e9);
-        for (int l = 0; l < topology.num_levels(); ++l)
-            std::printf("; %s α %.1f us β %.2f GB/s", topology.level_name(l).c_str(),
-                        model.levels[l].alpha * 1e6, 1e-9 / std::max(model.levels[l].beta, 1e-15));
-        std::printf(")\n");
-        std::printf("  machine: other processes used about %.0f%% of the CPUs while measuring (waited %.1f s)\n",
-                    100.0 * others, waited);
-        std::vector<std::string> header{"variant", "time ms", "model ms", "compute", "comm"};
-        for (int l = 0; l < topology.num_levels(); ++l) header.push_back("MB " + topology.level_name(l));
-        header.push_back("MB inter-node");
-        if (o.check) header.push_back("max err");
-        TextTable t(header);
-        nlohmann::json kj = {{"k", k}, {"variants", nlohmann::json::array()},
-                             {"others_cpu_fraction", others}, {"quiet_wait_s", waited}};
-        kj["model"] = {{"spmm_rate", model.spmm_rate}, {"levels", nlohmann::json::array()}};
-        for (int l = 0; l < topology.num_levels(); ++l)
-            kj["model"]["levels"].push_back({{"name", topology.level_name(l)},
-                                             {"alpha_s", model.levels[l].alpha},
-                                             {"beta_s_per_byte", model.levels[l].beta}});
-        for (const auto& m : results) {
-            const double comm_s = m.phases.at("comm") + m.phases.at("local") + m.phases.at("global");
-            std::vector<std::string> row{m.variant.name(), fixed(m.seconds * 1e3, 3),
-                                         fixed(m.predicted.total * 1e3, 3),
-                                         fixed(m.phases.at("compute") * 1e3, 3), fixed(comm_s * 1e3, 3)};
-            for (double mb : m.mbytes) row.push_back(fixed(mb, 3));
-            row.push_back(fixed(m.inter_node_mb, 3));
-            if (o.check) row.push_back(m.check_error >= 0 ? fixed(m.check_error, 7) : "-");
-            t.add_row(row);
-            kj["variants"].push_back({{"variant", m.variant.name()},
-                                      {"algorithm", dist::to_string(m.variant.algorithm)},
-                                      {"minibatch", m.variant.minibatch},
-                                      {"pipelined", m.variant.pipelined},
-                                      {"seconds", m.seconds},
-                                      {"phases", m.phases},
-                                      {"mbytes_per_level", m.mbytes},
-                                      {"inter_node_mbytes", m.inter_node_mb},
-                                      {"predicted", {{"compute", m.predicted.compute},
-                                                     {"comm", m.predicted.comm},
-                                                     {"total", m.predicted.total}}},
-                                      {"check_error", m.check_error}});
-        }
-        std::printf("  (time: median of %d multiplies, slowest rank; model: cost-model prediction; compute, "
-                    "comm: median phase times in ms; MB: bytes sent per multiply, all ranks, by the level "
-                    "the two ranks share)\n",
-                    o.reps);
-        t.print(std::cout);
-        if (automatic != DistAlgorithm::automatic)
-            std::printf("  --dist-algo auto chose %s\n", std::string(dist::to_string(automatic)).c_str());
-        else {
-            partition::DistSetupOptions setup;
-            setup.p_batch = o.batch;
-            const auto choice = partition::choose_dist_algorithm(a, k, topology, model, setup);
-            const auto fastest = std::min_element(results.begin(), results.end(), [](const auto& x, const auto& y) {
-                return x.seconds < y.seconds;
-            });
-            std::printf("  cost model would choose %s; fastest measured: %s\n",
-                        std::string(dist::to_string(choice)).c_str(), fastest->variant.name().c_str());
-            kj["model_choice"] = dist::to_string(choice);
-            kj["fastest"] = fastest->variant.name();
-        }
-        // Hierarchical versus direct reduction, and what pipelining hid.
-        auto find = [&](DistAlgorithm alg, size_type mb, bool pipe) -> const Measured* {
-            for (const auto& m : results)
-                if (m.variant.algorithm == alg && (m.variant.minibatch > 0) == (mb > 0) && m.variant.pipelined == pipe)
-                    return &m;
-            return nullptr;
-        };
-        const auto* direct = find(DistAlgorithm::sm_direct, 0, false);
-        const auto* hier = find(DistAlgorithm::sm_hierarchical, 0, false);
-        if (direct && hier && direct->inter_node_mb > 0) {
-            const double cut = 1.0 - hier->inter_node_mb / direct->inter_node_mb;
-            std::printf("  inter-node volume: direct %.3f MB, hierarchical %.3f MB: cut by %.1f%% (target >= 60%%)\n",
-                        direct->inter_node_mb, hier->inter_node_mb, 100.0 * cut);
-            kj["inter_node_cut"] = cut;
-        }
-        for (auto alg : {DistAlgorithm::sm_direct, DistAlgorithm::sm_hierarchical}) {
-            const auto* seq = find(alg, 1, false);
-            const auto* pipe = find(alg, 1, true);
-            if (!seq || !pipe) continue;
-            // Communication of the sequential run: its time beyond the local SpMM (medians).
-            const double comm_s = std::max(0.0, seq->seconds - seq->phases.at("compute"));
-            const double hidden = comm_s > 0 ? (seq->seconds - pipe->seconds) / comm_s : 0.0;
-            std::printf("  %s minibatch %lld: sequential %.3f ms (compute %.3f, comm %.3f), pipelined %.3f ms: "
-                        "%.1f%% of the communication hidden (target >= 30%%)\n",
-                        std::string(dist::to_string(alg)).c_str(), (long long)seq->variant.minibatch,
-                        seq->seconds * 1e3, seq->phases.at("compute") * 1e3, comm_s * 1e3,
-                        pipe->seconds * 1e3, 100.0 * hidden);
-            kj[std::string("hidden_") + std::string(dist::to_string(alg))] = hidden;
-        }
+        nlohmann::json kj = report_variants(o, k, topology, model, results, others, waited);
+        report_choices(o, a, k, topology, model, results, automatic, kj);
         doc["runs"].push_back(kj);
     }
     if (root && !o.json.empty()) {
