@@ -186,8 +186,27 @@ public:
         for (auto& v : a2.values_mut()) v *= 1.25;
         const Csr<double, I>& b2 = input.transpose_b ? at : a2;
         const double factor = input.transpose_b ? 1.25 : 1.5625;
+        auto peers = make_peers(a, b);
+        if (o_.quiet_wait > 0) wait_for_quiet(o_.quiet_wait);
+        const Rounds m = measure_rounds(a, b, a2, b2, peers);
+        if (o_.verbose) std::cout << "  " << input.name << ": " << m.plan.describe() << "\n";
+        add_results(input.name, m, peers, factor);
+        matrices_.push_back({{"name", input.name},
+                             {"rows", a.rows()},
+                             {"cols", b.cols()},
+                             {"nnz_a", a.nnz()},
+                             {"nnz_b", b.nnz()},
+                             {"flops", m.plan.flops},
+                             {"nnz_c", m.plan.nnz()},
+                             {"max_row_flops", m.plan.max_row_flops},
+                             {"max_row_nnz", m.plan.max_row_nnz},
+                             {"plan", m.plan.describe()}});
+    }
 
-        std::vector<std::unique_ptr<spgemm_peers::PeerProduct>> peers;
+    using Peers = std::vector<std::unique_ptr<spgemm_peers::PeerProduct>>;
+
+    Peers make_peers([[maybe_unused]] const Csr<double, I>& a, [[maybe_unused]] const Csr<double, I>& b) const {
+        Peers peers;
         if (o_.peers) {
 #ifdef TESSEL_BENCH_HAVE_GRAPHBLAS
             peers.push_back(spgemm_peers::make_graphblas(a, b));
@@ -196,121 +215,121 @@ public:
             peers.push_back(spgemm_peers::make_eigen(a, b));
 #endif
         }
-        if (o_.quiet_wait > 0) wait_for_quiet(o_.quiet_wait);
+        return peers;
+    }
 
-        // Every implementation once per round, one warm-up round first, so that all of them
-        // see the same conditions on a shared machine; the best round of each is reported.
+    // What the rounds measured: times per phase and implementation, the products and their sums.
+    struct Rounds {
         SpgemmPlan plan;
         Csr<double, I> c, cs;
         std::vector<double> sym, num, total, reuse, sorted;
-        std::vector<std::vector<double>> peer_times(peers.size());
-        double sum = 0, scale = 0, reuse_sum = 0;
+        std::vector<std::vector<double>> peer_times;
+        double sum = 0, scale = 0, reuse_sum = 0, others = 0;
+    };
+
+    // Every implementation once per round, one warm-up round first, so that all of them see
+    // the same conditions on a shared machine; the best round of each is reported.
+    Rounds measure_rounds(const Csr<double, I>& a, const Csr<double, I>& b, const Csr<double, I>& a2,
+                          const Csr<double, I>& b2, Peers& peers) const {
+        Rounds m;
+        m.peer_times.resize(peers.size());
         const CpuSample before = sample_cpu();
         for (int r = -1; r < o_.repeat; ++r) {
             Timer t;
-            plan = cpu::spgemm_symbolic(a, b, options_);
+            m.plan = cpu::spgemm_symbolic(a, b, options_);
             const double s = t.seconds();
             Csr<double, I> fresh;
             t.restart();
-            cpu::spgemm_numeric(plan, a, b, fresh);
+            cpu::spgemm_numeric(m.plan, a, b, fresh);
             const double n = t.seconds();
-            if (r >= 0) sym.push_back(s), num.push_back(n), total.push_back(s + n);
-            c = std::move(fresh);  // the previous C is freed outside the timing
+            if (r >= 0) m.sym.push_back(s), m.num.push_back(n), m.total.push_back(s + n);
+            m.c = std::move(fresh);  // the previous C is freed outside the timing
             if (r == o_.repeat - 1) {
-                sum = value_sum(c.values());
-                scale = 0;
-                for (double v : c.values()) scale += std::abs(v);
+                m.sum = value_sum(m.c.values());
+                m.scale = 0;
+                for (double v : m.c.values()) m.scale += std::abs(v);
             }
-
             t.restart();
-            cpu::spgemm_numeric(plan, a2, b2, c);  // C has the plan's pattern: values in place
-            if (r >= 0) reuse.push_back(t.seconds());
-            if (r == o_.repeat - 1) reuse_sum = value_sum(c.values());
-
+            cpu::spgemm_numeric(m.plan, a2, b2, m.c);  // C has the plan's pattern: values in place
+            if (r >= 0) m.reuse.push_back(t.seconds());
+            if (r == o_.repeat - 1) m.reuse_sum = value_sum(m.c.values());
             if (o_.sorted) {
                 SpgemmOptions so = options_;
                 so.sort_columns = true;
                 t.restart();
                 auto product = cpu::spgemm(a, b, so);
-                if (r >= 0) sorted.push_back(t.seconds());
-                cs = std::move(product);
+                if (r >= 0) m.sorted.push_back(t.seconds());
+                m.cs = std::move(product);
             }
             for (std::size_t p = 0; p < peers.size(); ++p) {
                 const double seconds = peers[p]->run();
-                if (r >= 0) peer_times[p].push_back(seconds);
+                if (r >= 0) m.peer_times[p].push_back(seconds);
             }
         }
-        const double others = others_fraction(before, sample_cpu());
-        const double flops = double(plan.flops);
-        if (o_.verbose) std::cout << "  " << input.name << ": " << plan.describe() << "\n";
+        m.others = others_fraction(before, sample_cpu());
+        return m;
+    }
 
+    // One result row per implementation: fresh product, reused plan, sorted, each peer.
+    void add_results(const std::string& name, const Rounds& m, const Peers& peers, double factor) {
+        const double flops = double(m.plan.flops);
         Result fresh;
-        fresh.matrix = input.name;
+        fresh.matrix = name;
         fresh.implementation = "tessel cpu";
-        fresh.detail = std::string("symbolic ") + std::string(to_string(plan.symbolic_accumulator)) +
-                       (plan.compressed ? " (bit sets)" : "") + ", numeric " +
-                       std::string(to_string(plan.numeric_accumulator)) + ", unsorted";
-        fresh.symbolic = best(sym);
-        fresh.numeric = best(num);
-        fresh.total = best(total);
-        fresh.total_median = median(total);
+        fresh.detail = std::string("symbolic ") + std::string(to_string(m.plan.symbolic_accumulator)) +
+                       (m.plan.compressed ? " (bit sets)" : "") + ", numeric " +
+                       std::string(to_string(m.plan.numeric_accumulator)) + ", unsorted";
+        fresh.symbolic = best(m.sym);
+        fresh.numeric = best(m.num);
+        fresh.total = best(m.total);
+        fresh.total_median = median(m.total);
         fresh.gflops = flops / fresh.total / 1e9;
-        fresh.nnz = c.nnz();
-        fresh.value_sum = sum;
-        fresh.others = others;
+        fresh.nnz = m.c.nnz();
+        fresh.value_sum = m.sum;
+        fresh.others = m.others;
         add(fresh);
 
         Result re;
-        re.matrix = input.name;
+        re.matrix = name;
         re.implementation = "tessel cpu reuse";
         re.detail = "numeric phase only, plan and C's pattern reused, new values";
-        re.numeric = re.total = best(reuse);
-        re.total_median = median(reuse);
+        re.numeric = re.total = best(m.reuse);
+        re.total_median = median(m.reuse);
         re.gflops = flops / re.total / 1e9;
-        re.nnz = c.nnz();
-        re.value_sum = reuse_sum;
-        re.check_ok = sums_agree(reuse_sum, factor * sum, factor * scale);
-        re.others = others;
+        re.nnz = m.c.nnz();
+        re.value_sum = m.reuse_sum;
+        re.check_ok = sums_agree(m.reuse_sum, factor * m.sum, factor * m.scale);
+        re.others = m.others;
         add(re);
 
         if (o_.sorted) {
             Result sr;
-            sr.matrix = input.name;
+            sr.matrix = name;
             sr.implementation = "tessel cpu sorted";
             sr.detail = "both phases, sort_columns";
-            sr.total = best(sorted);
-            sr.total_median = median(sorted);
+            sr.total = best(m.sorted);
+            sr.total_median = median(m.sorted);
             sr.gflops = flops / sr.total / 1e9;
-            sr.nnz = cs.nnz();
-            sr.value_sum = value_sum(cs.values());
-            sr.check_ok = cs.sorted() && sr.nnz == fresh.nnz && sums_agree(sr.value_sum, sum, scale);
-            sr.others = others;
+            sr.nnz = m.cs.nnz();
+            sr.value_sum = value_sum(m.cs.values());
+            sr.check_ok = m.cs.sorted() && sr.nnz == fresh.nnz && sums_agree(sr.value_sum, m.sum, m.scale);
+            sr.others = m.others;
             add(sr);
         }
         for (std::size_t p = 0; p < peers.size(); ++p) {
             Result r;
-            r.matrix = input.name;
+            r.matrix = name;
             r.implementation = peers[p]->name();
             r.detail = peers[p]->detail();
-            r.total = best(peer_times[p]);
-            r.total_median = median(peer_times[p]);
+            r.total = best(m.peer_times[p]);
+            r.total_median = median(m.peer_times[p]);
             r.gflops = flops / r.total / 1e9;
             r.nnz = peers[p]->nnz;
             r.value_sum = peers[p]->value_sum;
-            r.check_ok = r.nnz == fresh.nnz && sums_agree(r.value_sum, sum, scale);
-            r.others = others;
+            r.check_ok = r.nnz == fresh.nnz && sums_agree(r.value_sum, m.sum, m.scale);
+            r.others = m.others;
             add(r);
         }
-        matrices_.push_back({{"name", input.name},
-                             {"rows", a.rows()},
-                             {"cols", b.cols()},
-                             {"nnz_a", a.nnz()},
-                             {"nnz_b", b.nnz()},
-                             {"flops", plan.flops},
-                             {"nnz_c", plan.nnz()},
-                             {"max_row_flops", plan.max_row_flops},
-                             {"max_row_nnz", plan.max_row_nnz},
-                             {"plan", plan.describe()}});
     }
 
     void print(std::ostream& out) const {
