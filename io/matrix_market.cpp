@@ -97,16 +97,15 @@ struct Entry {
     V value;
 };
 
-}  // namespace
+// The size line after the banner and comments: rows, columns and declared entries, checked
+// against the index type and the symmetry. `line_no` ends on the size line.
+struct SizeLine {
+    std::int64_t rows = -1, cols = -1, declared = -1;
+};
 
-template <typename V, typename I>
-Coo<V, I> read_matrix_market(const std::string& path) {
-    const std::string text = read_whole_file(path);
-    std::string_view rest(text), line;
-    if (!next_line(rest, line)) TESSEL_INVALID_INPUT(path, 1, "empty file, expected the %%MatrixMarket banner");
-    const Banner banner = parse_banner(path, line);
-
-    std::int64_t line_no = 1;
+template <typename I>
+SizeLine read_size_line(const std::string& path, std::string_view& rest, const Banner& banner, std::int64_t& line_no) {
+    std::string_view line;
     bool have_size = false;
     while (next_line(rest, line)) {
         ++line_no;
@@ -117,24 +116,93 @@ Coo<V, I> read_matrix_market(const std::string& path) {
     }
     if (!have_size) TESSEL_INVALID_INPUT(path, line_no + 1, "file ends before the size line");
     std::string_view f[3];
-    std::int64_t rows = -1, cols = -1, declared = -1;
+    SizeLine size;
     try {
         if (detail::split_fields(line, f, 3) != 3) throw LineError{};
-        rows = detail::parse_integer(f[0], "rows");
-        cols = detail::parse_integer(f[1], "columns");
-        declared = detail::parse_integer(f[2], "entries");
+        size.rows = detail::parse_integer(f[0], "rows");
+        size.cols = detail::parse_integer(f[1], "columns");
+        size.declared = detail::parse_integer(f[2], "entries");
     } catch (const LineError&) {
     }
-    if (rows < 0 || cols < 0 || declared < 0)
+    if (size.rows < 0 || size.cols < 0 || size.declared < 0)
         TESSEL_INVALID_INPUT(path, line_no, "bad size line, expected 'rows columns entries'");
     const std::int64_t index_max = std::numeric_limits<I>::max();
-    if (rows - 1 > index_max || cols - 1 > index_max)
-        TESSEL_INVALID_INPUT(path, line_no, "size " + std::to_string(rows) + " x " + std::to_string(cols) +
+    if (size.rows - 1 > index_max || size.cols - 1 > index_max)
+        TESSEL_INVALID_INPUT(path, line_no, "size " + std::to_string(size.rows) + " x " + std::to_string(size.cols) +
                                                 " does not fit " + std::to_string(8 * sizeof(I)) +
                                                 "-bit indices");
-    if (banner.symmetry != Symmetry::general && rows != cols)
+    if (banner.symmetry != Symmetry::general && size.rows != size.cols)
         TESSEL_INVALID_INPUT(path, line_no, "symmetric matrix must be square, found " +
-                                                std::to_string(rows) + " x " + std::to_string(cols));
+                                                std::to_string(size.rows) + " x " + std::to_string(size.cols));
+    return size;
+}
+
+// The entries found against the declared count: too few (the file ends early) or too many
+// (the first surplus line named).
+void check_entry_count(const std::string& path, std::string_view body, std::int64_t line_no, std::int64_t found,
+                       std::int64_t declared) {
+    if (found < declared)
+        TESSEL_INVALID_INPUT(path, line_no + detail::count_lines(body) + 1,
+                             "file ends after " + std::to_string(found) + " of the " +
+                                 std::to_string(declared) + " declared entries");
+    if (found > declared) {
+        // Rare error path: walk the lines again to name the first surplus one.
+        std::string_view scan = body, entry;
+        std::int64_t seen = 0, at = line_no;
+        while (next_line(scan, entry)) {
+            ++at;
+            if (!skipped(entry) && ++seen > declared) break;
+        }
+        TESSEL_INVALID_INPUT(path, at, "more entries than the " + std::to_string(declared) + " declared");
+    }
+}
+
+// The chunks' entries in file order into one COO, a mirrored entry right after its original.
+template <typename V, typename I>
+Coo<V, I> gather_entries(const std::vector<std::vector<Entry<V, I>>>& chunks, const Banner& banner, const SizeLine& size) {
+    const bool mirror = banner.symmetry != Symmetry::general;
+    const V mirror_sign = banner.symmetry == Symmetry::skew_symmetric ? V{-1} : V{1};
+    std::vector<std::size_t> out_offsets(chunks.size() + 1, 0);
+    for (std::size_t k = 0; k < chunks.size(); ++k) {
+        std::size_t count = chunks[k].size();
+        if (mirror)
+            for (const auto& e : chunks[k]) count += e.row != e.col;
+        out_offsets[k + 1] = out_offsets[k] + count;
+    }
+    Coo<V, I> coo;
+    coo.rows = size.rows;
+    coo.cols = size.cols;
+    coo.row.resize(out_offsets.back());
+    coo.col.resize(out_offsets.back());
+    coo.values.resize(out_offsets.back());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (std::size_t k = 0; k < chunks.size(); ++k) {
+        std::size_t pos = out_offsets[k];
+        for (const auto& e : chunks[k]) {
+            coo.row[pos] = e.row;
+            coo.col[pos] = e.col;
+            coo.values[pos++] = e.value;
+            if (mirror && e.row != e.col) {
+                coo.row[pos] = e.col;
+                coo.col[pos] = e.row;
+                coo.values[pos++] = mirror_sign * e.value;
+            }
+        }
+    }
+    return coo;
+}
+
+}  // namespace
+
+template <typename V, typename I>
+Coo<V, I> read_matrix_market(const std::string& path) {
+    const std::string text = read_whole_file(path);
+    std::string_view rest(text), line;
+    if (!next_line(rest, line)) TESSEL_INVALID_INPUT(path, 1, "empty file, expected the %%MatrixMarket banner");
+    const Banner banner = parse_banner(path, line);
+    std::int64_t line_no = 1;
+    const SizeLine size = read_size_line<I>(path, rest, banner, line_no);
+    const std::int64_t rows = size.rows, cols = size.cols;
 
     const int expected_columns = banner.field == Field::pattern ? 2 : 3;
     const std::string column_names = banner.field == Field::pattern ? " (row column)" : " (row column value)";
@@ -161,54 +229,8 @@ Coo<V, I> read_matrix_market(const std::string& path) {
     const std::string_view body = rest;
     const auto chunks = detail::parse_lines<Entry<V, I>>(path, body, line_no + 1, parse);
     const auto offsets = detail::chunk_offsets(chunks);
-    const auto found = static_cast<std::int64_t>(offsets.back());
-
-    if (found < declared)
-        TESSEL_INVALID_INPUT(path, line_no + detail::count_lines(body) + 1,
-                             "file ends after " + std::to_string(found) + " of the " +
-                                 std::to_string(declared) + " declared entries");
-    if (found > declared) {
-        // Rare error path: walk the lines again to name the first surplus one.
-        std::string_view scan = body, entry;
-        std::int64_t seen = 0, at = line_no;
-        while (next_line(scan, entry)) {
-            ++at;
-            if (!skipped(entry) && ++seen > declared) break;
-        }
-        TESSEL_INVALID_INPUT(path, at, "more entries than the " + std::to_string(declared) + " declared");
-    }
-
-    // Output positions per chunk: a mirrored entry follows its original.
-    const bool mirror = banner.symmetry != Symmetry::general;
-    const V mirror_sign = banner.symmetry == Symmetry::skew_symmetric ? V{-1} : V{1};
-    std::vector<std::size_t> out_offsets(chunks.size() + 1, 0);
-    for (std::size_t k = 0; k < chunks.size(); ++k) {
-        std::size_t count = chunks[k].size();
-        if (mirror)
-            for (const auto& e : chunks[k]) count += e.row != e.col;
-        out_offsets[k + 1] = out_offsets[k] + count;
-    }
-    Coo<V, I> coo;
-    coo.rows = rows;
-    coo.cols = cols;
-    coo.row.resize(out_offsets.back());
-    coo.col.resize(out_offsets.back());
-    coo.values.resize(out_offsets.back());
-#pragma omp parallel for schedule(dynamic, 1)
-    for (std::size_t k = 0; k < chunks.size(); ++k) {
-        std::size_t pos = out_offsets[k];
-        for (const auto& e : chunks[k]) {
-            coo.row[pos] = e.row;
-            coo.col[pos] = e.col;
-            coo.values[pos++] = e.value;
-            if (mirror && e.row != e.col) {
-                coo.row[pos] = e.col;
-                coo.col[pos] = e.row;
-                coo.values[pos++] = mirror_sign * e.value;
-            }
-        }
-    }
-    return coo;
+    check_entry_count(path, body, line_no, static_cast<std::int64_t>(offsets.back()), size.declared);
+    return gather_entries(chunks, banner, size);
 }
 
 template <typename V, typename I>
