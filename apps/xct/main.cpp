@@ -221,6 +221,8 @@ void choose_input(ReconstructOptions& o, const CliText& t) {
         o.input.phantom_size = t.phantom;
     }
     o.input.num_slices = t.num_slices;
+    if (o.input.channels > 0 && o.input.kind != InputKind::raw)
+        TESSEL_INVALID_INPUT("--channels", 0, "states a raw sinogram's width: give it with --sinogram");
     if (!t.slices.empty()) o.input.slices = parse_slice_range(t.slices);
 }
 
