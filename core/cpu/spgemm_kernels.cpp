@@ -223,6 +223,29 @@ std::unique_ptr<SpgemmMemoryPool> l2_pool_for(size_type longest, size_type l1_sl
     return std::make_unique<SpgemmMemoryPool>(threads, l2_slots * sizeof(typename Table::Slot));
 }
 
+// Per-thread two-level hash tables of one kind: each thread's L1 table in its chunk of a pool
+// and, when rows can be longer than half of it, an L2 pool (l2_pool_for).
+template <typename Table>
+struct HashPools {
+    SpgemmMemoryPool l1;
+    size_type l1_slots;
+    size_type l2_slots = 0;
+    std::unique_ptr<SpgemmMemoryPool> l2;
+
+    HashPools(int threads, size_type slots, size_type longest)
+        : l1(threads, slots * sizeof(typename Table::Slot)), l1_slots(slots),
+          l2(l2_pool_for<Table>(longest, slots, threads, l2_slots)) {}
+
+    /// Thread t's State{chunk, table, rest...}: the table on the chunk's emptied slots.
+    template <typename State, typename... Rest>
+    std::unique_ptr<State> state(size_type t, Rest&&... rest) {
+        PoolChunk chunk(l1, t);
+        auto* slots = empty_slots(chunk.as<typename Table::Slot>(), l1_slots);
+        return std::unique_ptr<State>(new State{std::move(chunk), Table(slots, l1_slots, l2.get(), l2_slots, t),
+                                                std::forward<Rest>(rest)...});
+    }
+};
+
 // C's arrays. std::vector value-initialises in one thread, and for a large C most of that
 // time is the kernel mapping fresh pages at their first touch: touch one byte per page of the
 // reserved storage from every thread first, then resize() only zeroes pages already mapped.
@@ -405,21 +428,13 @@ void symbolic_plain_hash(const Op& op, const SymbolicInput<I>& in, size_type k, 
                          const Finish& finish) {
     using V = std::remove_cv_t<std::remove_pointer_t<decltype(op.aval)>>;
     using Table = TwoLevelHash<I, NoPayload>;
-    SpgemmMemoryPool l1_pool(in.threads, in.l1_slots * sizeof(typename Table::Slot));
-    size_type l2_slots = 0;
-    auto l2_pool = l2_pool_for<Table>(in.longest, in.l1_slots, in.threads, l2_slots);
+    HashPools<Table> pools(in.threads, in.l1_slots, in.longest);
     struct State {
         PoolChunk chunk;
         Table table;
     };
     for_each_row(
-        in.blocks, in.threads,
-        [&](size_type t) {
-            PoolChunk chunk(l1_pool, t);
-            auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), in.l1_slots);
-            return std::unique_ptr<State>(new State{
-                std::move(chunk), Table(l1, in.l1_slots, l2_pool.get(), l2_slots, t)});
-        },
+        in.blocks, in.threads, [&](size_type t) { return pools.template state<State>(t); },
         [op, out, row_ptr, k, &finish](State& s, size_type i) {
             s.table.begin_row(std::min(row_insertions(op, i), k));
             I* dst = Fill ? out + row_ptr[i] : nullptr;
@@ -483,21 +498,13 @@ void symbolic_packed_hash(const Op& op, const SymbolicInput<I>& in, size_type se
                           const size_type* row_ptr, const Finish& finish) {
     using V = std::remove_cv_t<std::remove_pointer_t<decltype(op.aval)>>;
     using Table = TwoLevelHash<I, std::uint32_t>;
-    SpgemmMemoryPool l1_pool(in.threads, in.l1_slots * sizeof(typename Table::Slot));
-    size_type l2_slots = 0;
-    auto l2_pool = l2_pool_for<Table>(in.longest, in.l1_slots, in.threads, l2_slots);
+    HashPools<Table> pools(in.threads, in.l1_slots, in.longest);
     struct State {
         PoolChunk chunk;
         Table table;
     };
     for_each_row(
-        in.blocks, in.threads,
-        [&](size_type t) {
-            PoolChunk chunk(l1_pool, t);
-            auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), in.l1_slots);
-            return std::unique_ptr<State>(
-                new State{std::move(chunk), Table(l1, in.l1_slots, l2_pool.get(), l2_slots, t)});
-        },
+        in.blocks, in.threads, [&](size_type t) { return pools.template state<State>(t); },
         [op, out, row_ptr, sets, &finish](State& s, size_type i) {
             s.table.begin_row(std::min(row_insertions(op, i), sets));
             const I* pset = op.bcol;
@@ -720,10 +727,7 @@ void numeric_fresh_hash(const Op& op, const SpgemmPlan& plan, I* ccol, V* cval, 
     const bool sort = plan.sort_columns;
     const size_type longest = plan.max_row_nnz;
     using Table = TwoLevelHash<I, P>;
-    const size_type l1_slots = std::max<size_type>(16, plan.hash_l1_slots);
-    SpgemmMemoryPool l1_pool(threads, l1_slots * sizeof(typename Table::Slot));
-    size_type l2_slots = 0;
-    auto l2_pool = l2_pool_for<Table>(longest, l1_slots, threads, l2_slots);
+    HashPools<Table> pools(threads, std::max<size_type>(16, plan.hash_l1_slots), longest);
     struct State {
         PoolChunk chunk;
         Table table;
@@ -732,10 +736,7 @@ void numeric_fresh_hash(const Op& op, const SpgemmPlan& plan, I* ccol, V* cval, 
     for_each_row(
         plan.row_blocks, threads,
         [&](size_type t) {
-            PoolChunk chunk(l1_pool, t);
-            auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), l1_slots);
-            auto s = std::unique_ptr<State>(
-                new State{std::move(chunk), Table(l1, l1_slots, l2_pool.get(), l2_slots, t), {}});
+            auto s = pools.template state<State>(t, std::vector<std::pair<I, V>>{});
             if (sort) s->buffer.reserve(static_cast<std::size_t>(longest));
             return s;
         },
@@ -836,22 +837,13 @@ bool numeric_reuse(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& 
             });
     } else {
         using Table = TwoLevelHash<I, P>;
-        const size_type l1_slots = std::max<size_type>(16, plan.hash_l1_slots);
-        SpgemmMemoryPool l1_pool(threads, l1_slots * sizeof(typename Table::Slot));
-        size_type l2_slots = 0;
-        auto l2_pool = l2_pool_for<Table>(plan.max_row_nnz, l1_slots, threads, l2_slots);
+        HashPools<Table> pools(threads, std::max<size_type>(16, plan.hash_l1_slots), plan.max_row_nnz);
         struct State {
             PoolChunk chunk;
             Table table;
         };
         for_each_row(
-            plan.row_blocks, threads,
-            [&](size_type t) {
-                PoolChunk chunk(l1_pool, t);
-                auto* l1 = empty_slots(chunk.as<typename Table::Slot>(), l1_slots);
-                return std::unique_ptr<State>(
-                    new State{std::move(chunk), Table(l1, l1_slots, l2_pool.get(), l2_slots, t)});
-            },
+            plan.row_blocks, threads, [&](size_type t) { return pools.template state<State>(t); },
             [op, rp, ccol, cval, &ok](State& s, size_type i) {
                 const I* oc = ccol + rp[i];
                 V* ov = cval + rp[i];
