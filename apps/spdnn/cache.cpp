@@ -138,13 +138,18 @@ void write_network_cache(const std::string& path, const Network& network, const 
     h = checksum_of(row_ptr, h);
     h = checksum_of(col, h);
     h = checksum_of(val, h);
+    write_network_cache_header(file, n, layers, h, signature);
+    file.commit();
+}
+
+void write_network_cache_header(io::File& file, std::int64_t neurons, std::int64_t layers, std::uint64_t checksum,
+                                const std::string& sources) {
     file.write_attribute("/", "format", network_cache_format);
     file.write_attribute<std::int64_t>("/", "version", cache_version);
-    file.write_attribute<std::int64_t>("/", "neurons", n);
+    file.write_attribute<std::int64_t>("/", "neurons", neurons);
     file.write_attribute<std::int64_t>("/", "layers", layers);
-    file.write_attribute<std::uint64_t>("/", "checksum", h);
-    file.write_attribute("/", "sources", signature);
-    file.commit();
+    file.write_attribute<std::uint64_t>("/", "checksum", checksum);
+    file.write_attribute("/", "sources", sources);
 }
 
 namespace {

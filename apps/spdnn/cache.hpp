@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "apps/spdnn/network.hpp"
+#include "io/hdf5_file.hpp"
 
 namespace tessel::spdnn {
 
@@ -39,6 +40,11 @@ std::uint64_t checksum_fold(const std::vector<std::uint64_t>& blocks, std::size_
 extern const char* const network_cache_format;
 extern const char* const images_cache_format;
 inline constexpr std::int64_t cache_version = 1;
+
+/// The root attributes of a network cache (format, version, sizes, checksum, sources), written
+/// last by both writers so that a cache without them is never taken as finished.
+void write_network_cache_header(io::File& file, std::int64_t neurons, std::int64_t layers, std::uint64_t checksum,
+                                const std::string& sources);
 
 /// "size:mtime" of each source file, joined: a change in any file changes the signature.
 std::string source_signature(const std::vector<std::string>& files);

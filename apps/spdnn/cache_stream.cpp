@@ -80,12 +80,7 @@ void NetworkCacheWriter::commit() {
     h = row_ptr_sum_.value(h);
     h = col_sum_.value(h);
     h = val_sum_.value(h);
-    file_.write_attribute("/", "format", network_cache_format);
-    file_.write_attribute<std::int64_t>("/", "version", cache_version);
-    file_.write_attribute<std::int64_t>("/", "neurons", neurons_);
-    file_.write_attribute<std::int64_t>("/", "layers", layers);
-    file_.write_attribute<std::uint64_t>("/", "checksum", h);
-    file_.write_attribute("/", "sources", signature_);
+    write_network_cache_header(file_, neurons_, layers, h, signature_);
     file_.commit();
 }
 
