@@ -20,10 +20,11 @@ namespace tessel::xct {
 
 /// The option texts that need parsing after CLI11 has read them.
 struct BeamlineOptions {
-    std::string center, center_search, filter = "ramp", init = "zero", theta_units = "auto";
+    std::string center, center_search, filter = "ramp", init = "zero", theta_units = "auto",
+                stripe_method = "offsets";
 
     /// --center, --center-slice, --center-search, --no-flat, --theta-units, --remove-stripes,
-    /// --stripe-size.
+    /// --stripe-method, --stripe-threshold, --stripe-size.
     void add_input_options(CLI::App& app, ReconstructOptions& o) {
         app.add_option("--channels", o.input.channels,
                        "Raw sinogram: channels per projection (default: from the file size, checked against the data)")
@@ -45,9 +46,19 @@ struct BeamlineOptions {
             ->check(CLI::IsMember({"auto", "degrees", "radians"}))
             ->capture_default_str();
         app.add_flag("--remove-stripes", o.remove_stripes,
-                     "Remove detector stripes (ring artefacts) from the sinograms first (Vo et al. 2018, sorting-based)");
+                     "Remove detector stripes (ring artefacts) from the sinograms first (--stripe-method)");
+        app.add_option("--stripe-method", stripe_method,
+                       "offsets: correct the channels whose offset against their neighbours stands out (stripes "
+                       "at most angles; clean channels untouched); sorting: Vo et al. 2018's sorting-based "
+                       "smoothing of every channel (also partial stripes)")
+            ->check(CLI::IsMember({"offsets", "sorting"}))
+            ->capture_default_str();
+        app.add_option("--stripe-threshold", o.stripe_threshold,
+                       "offsets: how many robust standard deviations a channel's offset must stand out")
+            ->check(CLI::PositiveNumber)
+            ->capture_default_str();
         app.add_option("--stripe-size", o.stripe_size,
-                       "Median window across channels of --remove-stripes (0: 1% of the channels, at least 5)")
+                       "sorting: median window across channels (0: 1% of the channels, at least 5)")
             ->capture_default_str();
     }
 
@@ -83,6 +94,7 @@ struct BeamlineOptions {
         }
         if (!center_search.empty()) o.center_search = parse_center_trials(center_search);
         o.input.exchange.theta_units = io::parse_theta_units(theta_units);
+        o.stripe_sorting = stripe_method == "sorting";
         o.fbp = solver == "fbp";
         o.init_fbp = init == "fbp";
         if (o.fbp && o.init_fbp) TESSEL_INVALID_INPUT("init", 0, "--init fbp applies to cgls and sirt, not to --solver fbp");

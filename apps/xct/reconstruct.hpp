@@ -34,8 +34,10 @@ struct ReconstructOptions {
     bool center_auto = false;             // --center auto (Vo et al. 2014)
     std::optional<size_type> center_slice;  // absolute slice the centre is found on (default: middle)
     std::optional<CenterTrials> center_search;  // --center-search A:B:STEP (gallery in png_dir)
-    bool remove_stripes = false;  // --remove-stripes (Vo et al. 2018, sorting)
-    size_type stripe_size = 0;    // its median window across channels (0: 1% of them, at least 5)
+    bool remove_stripes = false;        // --remove-stripes
+    bool stripe_sorting = false;        // --stripe-method sorting (Vo et al. 2018); else offsets
+    size_type stripe_size = 0;          // sorting: median window across channels (0: 1%, at least 5)
+    double stripe_threshold = 9.0;      // offsets: robust standard deviations a stripe stands out
     bool double_precision = false;  // --precision double; mixed is projector.half_values
     DomainOrder order = DomainOrder::hilbert;
     size_type tile = 32;  // Hilbert tile (power of two)

@@ -95,7 +95,7 @@ void write_images(RunContext<V>& c, const ReconstructResult& result) {
                         {"nonneg", o.solver.nonneg},
                         {"filter", std::string(to_string(o.fbp_options.filter))},
                         {"filter_cutoff", o.fbp_options.cutoff},
-                        {"remove_stripes", o.remove_stripes},
+                        {"remove_stripes", !o.remove_stripes ? "no" : o.stripe_sorting ? "sorting" : "offsets"},
                         {"center_auto", o.center_auto},
                         {"ranks", c.world_size},
                         {"data_ranks", c.plan.p_data},

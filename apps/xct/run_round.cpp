@@ -46,7 +46,10 @@ DenseMatrix<V> beamline_steps(RunContext<V>& c, DenseMatrix<V>& b, bool resuming
     const Geometry& g = c.g();
     if (o.remove_stripes)
         c.on_sinograms(b, "stripes", [&](std::vector<V>& s) {
-            remove_stripes_sorting<V>(s, c.width(), g.num_theta(), g.num_rho, o.stripe_size);
+            if (o.stripe_sorting)
+                remove_stripes_sorting<V>(s, c.width(), g.num_theta(), g.num_rho, o.stripe_size);
+            else
+                remove_stripe_offsets<V>(s, c.width(), g.num_theta(), g.num_rho, o.stripe_threshold);
         });
     DenseMatrix<V> x_fbp;
     if ((!o.fbp && !o.init_fbp) || resuming) return x_fbp;

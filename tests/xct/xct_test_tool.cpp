@@ -5,6 +5,7 @@
 //                                                      column 25 (1 right of the middle)
 //   phantom N OUT.raw                                  the 2-D phantom as raw float32
 //   make-dx OUT AXES tilted                            row r turns about column 24 + 0.5·r
+//   make-dx OUT AXES striped                           four detector columns with a gain error
 //   check-centers FILE.h5 FIRST STEP TOL               per-slice centres near FIRST + STEP·slice
 //   center FILE.h5                                     prints the volume's `center` attribute
 //   make-big OUT                                       2048 x 1500 x 2448 metadata-only file (dry runs)
@@ -40,7 +41,7 @@ constexpr size_type dx_n = 48, dx_angles = 72, dx_rows = 4;
 int make_dx(const std::string& out, const std::string& axes, const std::string& defect) {
     test::ExchangeSpec spec;
     spec.y_theta_x = axes == "y:theta:x";
-    if (defect.empty() || defect == "shifted" || defect == "tilted") {
+    if (defect.empty() || defect == "shifted" || defect == "tilted" || defect == "striped") {
         spec.num_theta = dx_angles;
         spec.rows = dx_rows;
         spec.cols = dx_n;
@@ -64,6 +65,12 @@ int make_dx(const std::string& out, const std::string& axes, const std::string& 
         // blur, the sub-pixel cases are in test_beamline.cpp; the phantom's projections
         // reach 22 channels from the middle, so it stays on the 48-channel detector).
         if (defect == "shifted") io::shift_center(sinogram, dx_rows * dx_angles, dx_n, 0.5 * double(dx_n) - 1.0);
+        // Striped: columns whose gain is 15-20 % off at every angle (a factor on the counts
+        // is an offset on the line integrals): rings.
+        if (defect == "striped")
+            for (const auto& [column, gain] : {std::pair{11, 1.15}, {19, 0.85}, {29, 1.2}, {35, 0.8}})
+                for (size_type row = 0; row < dx_rows * dx_angles; ++row)
+                    sinogram[row * dx_n + column] -= static_cast<float>(std::log(gain));
         test::write_exchange(out, spec, &sinogram);
         return 0;
     }
