@@ -1,6 +1,8 @@
 // The single-rank operator: A and Aᵀ as two of core's SpMM operators.
 #include "apps/xct/projector.hpp"
 
+#include <omp.h>
+
 #include "apps/xct/tiled_system_matrix.hpp"
 #include "core/error.hpp"
 
@@ -25,6 +27,8 @@ SpmmOperatorConfig operator_config(const ProjectorOptions& options) {
     config.half_values = options.half_values;
     if (options.half_values && options.kernel == Kernel::csr)
         TESSEL_INVALID_INPUT("--precision", 0, "mixed keeps the operator in tiled ELL; drop --kernel csr");
+    if (options.scatter_transpose && options.kernel == Kernel::csr)
+        TESSEL_INVALID_INPUT("--transpose", 0, "scatter runs on A's tiled ELL; drop --kernel csr");
     return config;
 }
 
@@ -42,11 +46,12 @@ LocalProjector<V>::LocalProjector(Csr<V, Index> a, const ProjectorOptions& optio
     const SpmmOperatorConfig config = operator_config(options_);
     // Order keeps the peak low: Aᵀ from the CSR rows, then A's operator (releasing its CSR),
     // then Aᵀ's.
-    Csr<V, Index> at = transpose_parallel(a);
+    Csr<V, Index> at;
+    if (!options_.scatter_transpose) at = transpose_parallel(a);
     lap("transpose");
     a_ = SpmmOperator<V, Index>(std::move(a), config);
     lap("operator_a");
-    at_ = SpmmOperator<V, Index>(std::move(at), config);
+    if (!options_.scatter_transpose) at_ = SpmmOperator<V, Index>(std::move(at), config);
     lap("operator_at");
 }
 
@@ -59,7 +64,7 @@ LocalProjector<V>::LocalProjector(TiledEll<V, Index> a, TiledEll<V, Index> at, c
     Timer step;
     const SpmmOperatorConfig config = operator_config(options_);
     a_ = SpmmOperator<V, Index>(std::move(a), config);
-    at_ = SpmmOperator<V, Index>(std::move(at), config);
+    if (!options_.scatter_transpose) at_ = SpmmOperator<V, Index>(std::move(at), config);
     build_seconds_["operators"] = step.seconds();
 }
 
@@ -72,14 +77,19 @@ void LocalProjector<V>::run(bool transposed, DenseMatrix<V>& in, DenseMatrix<V>&
     if (out.rows() != out_rows || out.cols() != in.cols()) out = DenseMatrix<V>(out_rows, in.cols());
     Timer timer;
     const size_type k = in.cols();
-    auto& op = transposed ? at_ : a_;
-    op.multiply(DenseView<const V>(in.view()), out.view());
+    auto& op = transposed && !options_.scatter_transpose ? at_ : a_;
+    if (transposed && options_.scatter_transpose)
+        op.multiply_transposed(DenseView<const V>(in.view()), out.view());
+    else
+        op.multiply(DenseView<const V>(in.view()), out.view());
     const double seconds = timer.seconds();
     auto& s = this->stats_;
     (transposed ? s.backward_seconds : s.forward_seconds) += seconds;
     ++(transposed ? s.backward_calls : s.forward_calls);
     s.flops += 2.0 * double(nnz_) * double(k);
     s.bytes += op.bytes() + double(k) * double(in_rows + out_rows) * sizeof(V);
+    if (transposed && options_.scatter_transpose)  // each thread's sums written and read once
+        s.bytes += 2.0 * double(k) * double(out_rows) * sizeof(V) * double(omp_get_max_threads());
 }
 
 template <typename V>
@@ -94,7 +104,7 @@ void LocalProjector<V>::backward(DenseMatrix<V>& y, DenseMatrix<V>& x) {
 
 template <typename V>
 double LocalProjector<V>::matrix_bytes() const {
-    return a_.bytes() + at_.bytes();
+    return a_.bytes() + (options_.scatter_transpose ? 0.0 : at_.bytes());
 }
 
 template <typename V>
@@ -111,7 +121,10 @@ nlohmann::json LocalProjector<V>::describe() const {
         j["block_rows"] = options_.tiles.block_rows;
         j["buffer_entries"] = options_.tiles.buffer_entries;
         j["A"] = a_.describe();
-        j["At"] = at_.describe();
+        if (options_.scatter_transpose)
+            j["At"] = "A's tiles, transposed kernel";
+        else
+            j["At"] = at_.describe();
     }
     return j;
 }
@@ -124,11 +137,12 @@ std::unique_ptr<LocalProjector<V>> make_local_projector(const Geometry& geometry
         TiledOperators<V> built;
         {
             auto scope = (times ? *times : local).scope("build");
-            built = build_tiled_operators<V>(geometry, ordering, options.tiles, options.half_values);
+            built = build_tiled_operators<V>(geometry, ordering, options.tiles, options.half_values,
+                                             !options.scatter_transpose);
         }
         auto op = std::make_unique<LocalProjector<V>>(std::move(built.a), std::move(built.at), options, times);
         op->build_seconds_["trace"] = built.trace_seconds;
-        op->build_seconds_["transpose"] = built.transpose_seconds;
+        if (!options.scatter_transpose) op->build_seconds_["transpose"] = built.transpose_seconds;
         return op;
     }
     Csr<V, Index> a;

@@ -41,7 +41,8 @@ std::string joined(int argc, char** argv) {
 struct CliText {
     std::string input, sinogram, theta, slices, solver = "cgls", order = "hilbert", kernel = "tiled-ell",
                                                 backend = "auto", precision = "single", memory_limit,
-                                                colormap = "gray", reduction = "hier", exchange = "p2p";
+                                                colormap = "gray", reduction = "hier", exchange = "p2p",
+                                                transpose = "stored";
     size_type phantom = 0, num_slices = 0;
     int threads = 0;
     bool no_pipeline = false;
@@ -90,6 +91,12 @@ void add_operator_options(CLI::App& app, ReconstructOptions& o, CliText& t) {
     app.add_option("--tile", o.tile, "Hilbert tile (power of two)")->capture_default_str();
     app.add_option("--kernel", t.kernel, "Local SpMM: tiled-ell (core's tiled ELL operator) or csr")
         ->check(CLI::IsMember({"tiled-ell", "csr"}))
+        ->capture_default_str();
+    app.add_option("--transpose", t.transpose,
+                   "Aᵀ: stored (built from A, the fastest products) or scatter (only A is stored, Aᵀ·y runs "
+                   "core's transposed kernel on A's tiles: half the memory, no transpose in the build, one data "
+                   "rank)")
+        ->check(CLI::IsMember({"stored", "scatter"}))
         ->capture_default_str();
     app.add_option("--block-rows", o.projector.tiles.block_rows, "Tiled ELL rows per block (multiple of 32)")
         ->capture_default_str();
@@ -234,6 +241,8 @@ void apply_choices(ReconstructOptions& o, const CliText& t) {
     o.projector.half_values = t.precision == "mixed";
     o.order = parse_domain_order(t.order);
     o.projector.kernel = parse_kernel(t.kernel);
+    o.projector.scatter_transpose = t.transpose == "scatter";
+    operator_config(o.projector);  // refuses --transpose scatter or --precision mixed with --kernel csr now
     o.projector.backend = parse_backend(t.backend);
     if (o.projector.backend == Backend::automatic) o.projector.backend = resolve_backend(Backend::automatic);
     o.hierarchical = t.reduction == "hier";

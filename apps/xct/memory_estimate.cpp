@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/kernels/spmm_kernels.hpp"
 
 namespace tessel::xct {
 
@@ -45,13 +46,19 @@ MemoryEstimate estimate_memory(const MemoryPlan& p) {
     // partial-result buffers of about the same size again.
     e.vectors = 3.0 * (rays + pixels) * double(p.k) * x;
     if (p.p_data > 1) e.vectors *= 2;
+    const bool scatter = p.scatter_transpose && p.p_data == 1 && p.kernel != Kernel::csr;
+    if (scatter) {  // A traced straight into its arrays, no Aᵀ; the kernel's sums per thread
+        e.matrices = one;
+        e.build_peak = tiled;
+        e.vectors += double(std::max(1, p.threads)) * double(p.pixels) * double(cpu::choose_register_factor(p.k)) * x;
+    }
     const double round = double(p.round_slices);
     e.rank0 = double(p.slices) * double(p.pixels) * 4.0                               // volume
               + round * (double(p.rays) * (4.0 + x) + double(p.input_bytes_per_slice)) // inputs
               + round * (3.0 * double(p.pixels) + double(p.rays)) * x;                // gathered state
     e.process = process_bytes;
     e.items = {{"A (" + std::string(to_string(p.kernel)) + ", " + std::to_string(static_cast<size_type>(v)) + "-byte values)", one},
-               {"A^T", one},
+               {scatter ? "A^T (none: the scatter kernel on A's tiles)" : "A^T", scatter ? 0.0 : one},
                {"build peak", e.build_peak},
                {"solver vectors and buffers (" + std::to_string(p.k) + " slices)", e.vectors},
                {"rank 0: volume, inputs of a round, gathered state", e.rank0},

@@ -20,6 +20,8 @@ struct MemoryPlan {
     size_type stored_value_bytes = 0;  // a value in the finished operator (2: mixed; 0: value_bytes)
     bool hilbert = true;          // Hilbert order (less padding, more reuse than natural)
     Kernel kernel = Kernel::tiled_ell;
+    bool scatter_transpose = false;  // --transpose scatter: A only (one data rank), per-thread sums
+    int threads = 1;              // OpenMP threads (the scatter kernel's sums, one n x K each)
     int p_data = 1;               // data ranks sharing A
     size_type k = 1;              // slices per batch on one rank
     size_type slices = 1;         // all slices (rank 0 keeps the volume)

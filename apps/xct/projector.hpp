@@ -75,6 +75,9 @@ struct ProjectorOptions {
     Backend backend = Backend::cpu;
     int register_factor = 0;  // 0: chosen from K
     bool half_values = false;  // --precision mixed: A's and Aᵀ's values in IEEE half (tiled ELL)
+    // --transpose scatter: only A is stored (single rank, tiled ELL) and Aᵀ·y runs core's
+    // transposed kernel on A's tiles: half the memory and no transpose in the build.
+    bool scatter_transpose = false;
 };
 
 /// The core operator configuration these options ask for.

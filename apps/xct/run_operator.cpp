@@ -39,12 +39,15 @@ void build_operator(RunContext<V>& c) {
     c.operator_info = c.op->describe();
     if (!c.talk) return;
     const nlohmann::json& info = c.operator_info;
-    c.log << "operator: nnz(A) " << c.op->nnz() << " (this rank), A and A^T " << format_bytes(c.op->matrix_bytes());
+    const bool scatter = o.projector.scatter_transpose;
+    c.log << "operator: nnz(A) " << c.op->nnz() << " (this rank), " << (scatter ? "A (A^T by the scatter kernel) " : "A and A^T ")
+          << format_bytes(c.op->matrix_bytes());
     if (info.contains("kernel_runs")) c.log << ", " << info["kernel_runs"].get<std::string>();
     if (info.contains("A"))
         c.log << ", padding " << fixed(100.0 * info["A"]["padding"].get<double>(), 1) << "%, reuse A "
-              << fixed(info["A"]["average_reuse"].get<double>(), 2) << " A^T "
-              << fixed(info["At"]["average_reuse"].get<double>(), 2);
+              << fixed(info["A"]["average_reuse"].get<double>(), 2);
+    if (info.contains("At") && info["At"].is_object())
+        c.log << " A^T " << fixed(info["At"]["average_reuse"].get<double>(), 2);
     c.log << ", built in " << fixed(c.times.get("build"), 2) << " s\n";
     if (o.verbose) c.log << "  " << info.dump() << "\n";
 }

@@ -1,6 +1,8 @@
 // The run's plan: the memory limit per rank, data x batch ranks and slices per batch.
 #include "apps/xct/run_plan.hpp"
 
+#include <omp.h>
+
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -48,6 +50,8 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
     m.stored_value_bytes = o.projector.half_values ? 2 : m.value_bytes;
     m.hilbert = o.order == DomainOrder::hilbert;
     m.kernel = o.projector.kernel;
+    m.scatter_transpose = o.projector.scatter_transpose;
+    m.threads = omp_get_max_threads();
     m.slices = info.slices;
     m.input_bytes_per_slice = info.input_bytes_per_slice;
     m.checkpoint = o.checkpoint_every > 0;
@@ -58,7 +62,12 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
         t.round_slices = k * (ranks / p_data);
         return estimate_memory(t).total() <= limit;
     };
-    if (o.data_ranks > 0) {
+    if (o.projector.scatter_transpose) {
+        if (o.data_ranks > 1)
+            TESSEL_INVALID_INPUT("transpose", 0, "scatter keeps A whole on every rank (batch parallelism only); drop "
+                                                 "--data-ranks " + std::to_string(o.data_ranks));
+        plan.p_data = 1;
+    } else if (o.data_ranks > 0) {
         if (ranks % o.data_ranks != 0)
             TESSEL_INVALID_INPUT("data-ranks", 0, std::to_string(o.data_ranks) + " data ranks do not divide " +
                                                       std::to_string(ranks) + " ranks");
@@ -109,8 +118,11 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
             fits = "at most " + std::to_string(fit) + " slices per batch fit (--batch-slices " + std::to_string(fit) +
                    ")";
         } else {
-            const int need = min_data_ranks(m, limit);
+            MemoryPlan stored = m;
+            stored.scatter_transpose = false;
+            const int need = min_data_ranks(stored, limit);
             fits = "not even one slice per batch fits with " + std::to_string(plan.p_data) + " data rank(s); " +
+                   (m.scatter_transpose ? "without --transpose scatter, " : "") +
                    (need > 0 ? "use at least " + std::to_string(need) + " data ranks (mpiexec -n " +
                                    std::to_string(need) + " ... --data-ranks " + std::to_string(need) + ")"
                              : std::string("no number of data ranks fits"));
@@ -138,6 +150,16 @@ std::string data_ranks_needed(MemoryPlan m, double limit) {
         m.value_bytes = vector_bytes[i];
         const int need = min_data_ranks(m, limit);
         out << (i ? ", " : " ") << names[i] << " " << (need > 0 ? std::to_string(need) : std::string("none fits"));
+    }
+    // --transpose scatter keeps A alone on one data rank.
+    m.scatter_transpose = true;
+    m.p_data = 1;
+    m.k = 1;
+    out << "; one rank with --transpose scatter (A only):";
+    for (int i = 0; i < 3; ++i) {
+        m.stored_value_bytes = value_bytes[i];
+        m.value_bytes = vector_bytes[i];
+        out << (i ? ", " : " ") << names[i] << (estimate_memory(m).total() <= limit ? " fits" : " does not fit");
     }
     return out.str();
 }

@@ -29,11 +29,12 @@ TiledEll<V, Index> trace_tiled(const Geometry& g, const Ordering& o, size_type f
 
 template <typename V>
 TiledOperators<V> build_tiled_operators(const Geometry& g, const Ordering& o, const TiledEllConfig& config,
-                                        bool half_values) {
+                                        bool half_values, bool with_transpose) {
     TiledOperators<V> ops;
     Timer timer;
     ops.a = trace_tiled<V>(g, o, 0, g.num_rays(), config, half_values);
     ops.trace_seconds = timer.seconds();
+    if (!with_transpose) return ops;
     timer.restart();
     ops.at = tiled_ell_transpose(ops.a, config);
     ops.transpose_seconds = timer.seconds();
@@ -44,7 +45,9 @@ template TiledEll<float, Index> trace_tiled(const Geometry&, const Ordering&, si
                                             const TiledEllConfig&, bool);
 template TiledEll<double, Index> trace_tiled(const Geometry&, const Ordering&, size_type, size_type,
                                              const TiledEllConfig&, bool);
-template TiledOperators<float> build_tiled_operators(const Geometry&, const Ordering&, const TiledEllConfig&, bool);
-template TiledOperators<double> build_tiled_operators(const Geometry&, const Ordering&, const TiledEllConfig&, bool);
+template TiledOperators<float> build_tiled_operators(const Geometry&, const Ordering&, const TiledEllConfig&, bool,
+                                                    bool);
+template TiledOperators<double> build_tiled_operators(const Geometry&, const Ordering&, const TiledEllConfig&, bool,
+                                                     bool);
 
 }  // namespace tessel::xct

@@ -19,6 +19,7 @@ TiledEll<ValueType, Index> trace_tiled(const Geometry& geometry, const Ordering&
 
 /// A and Aᵀ of every ray in tiled ELL, as tiled_ell_from_csr makes them from build_rows and
 /// transpose_parallel, and the seconds of the two phases; both in half when half_values.
+/// Without `with_transpose` only A (at stays empty).
 template <typename ValueType>
 struct TiledOperators {
     TiledEll<ValueType, Index> a, at;
@@ -26,6 +27,7 @@ struct TiledOperators {
 };
 template <typename ValueType>
 TiledOperators<ValueType> build_tiled_operators(const Geometry& geometry, const Ordering& ordering,
-                                                const TiledEllConfig& config, bool half_values = false);
+                                                const TiledEllConfig& config, bool half_values = false,
+                                                bool with_transpose = true);
 
 }  // namespace tessel::xct

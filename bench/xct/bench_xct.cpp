@@ -104,7 +104,7 @@ namespace {
 
 struct BenchOptions {
     std::string sizes_text = "512x750,1024x1500", ks_text = "1,16,64", orders_text = "hilbert,natural", json_path,
-                kernel = "tiled-ell", work = "/tmp/tessel-bench-xct", script, python;
+                kernel = "tiled-ell", transpose = "stored", work = "/tmp/tessel-bench-xct", script, python;
     int iterations = 5, skimage_iterations = 1, threads = 0;
     size_type block_rows = 256, buffer_entries = 4096, tile = 32;
     bool skimage = false, quiet_wait = false, markdown = false;
@@ -116,6 +116,9 @@ void add_options(CLI::App& app, BenchOptions& o) {
     app.add_option("--k", o.ks_text, "Slices per SpMM (K), comma-separated")->capture_default_str();
     app.add_option("--orders", o.orders_text, "Domain orders: hilbert, natural")->capture_default_str();
     app.add_option("--kernel", o.kernel, "tiled-ell or csr")->capture_default_str();
+    app.add_option("--transpose", o.transpose, "stored (A and Aᵀ) or scatter (A only, Aᵀ by the transposed kernel)")
+        ->check(CLI::IsMember({"stored", "scatter"}))
+        ->capture_default_str();
     app.add_option("--iterations", o.iterations, "Timed CGLS iterations per case (best and median reported)")
         ->capture_default_str();
     app.add_option("--block-rows", o.block_rows, "Tiled ELL rows per block")->capture_default_str();
@@ -296,6 +299,7 @@ double time_orders(const Size& size, const Geometry& g, const std::vector<Domain
         ProjectorOptions options;
         options.kernel = parse_kernel(o.kernel);
         options.tiles = {o.block_rows, o.buffer_entries};
+        options.scatter_transpose = o.transpose == "scatter";
         Timer build_timer;
         auto op = make_local_projector<float>(g, ordering, options);
         const double build_seconds = build_timer.seconds();
@@ -427,6 +431,7 @@ int main(int argc, char** argv) {
                        {"threads", omp_get_max_threads()},
                        {"stream_triad", triad.best.json()},
                        {"kernel", o.kernel},
+                       {"transpose", o.transpose},
                        {"tiles", {{"block_rows", o.block_rows}, {"buffer_entries", o.buffer_entries}, {"hilbert_tile", o.tile}}},
                        {"results", nlohmann::json::array()}};
     bench::TextTable table = results_table();

@@ -324,6 +324,15 @@ TiledEllLaunch spmm_tiled_ell(const DeviceTiledEll<ValueType, IndexType>& a,
                               const Epilogue<ValueType>& epilogue = {}, int register_factor = 0,
                               cudaStream_t stream = nullptr);
 
+/// C := epilogue(Aᵀ·B) on A's tiles (A m x n, B m x k, C n x k), no Aᵀ stored: per stage
+/// each thread's products go into shared memory, then into a zeroed n x k scratch (atomics,
+/// so the order of the sums depends on timing), then the epilogue into C. Throws
+/// DimensionMismatch, CudaError (a stage does not fit in shared memory).
+template <typename ValueType, typename IndexType>
+void spmm_tiled_ell_transposed(const DeviceTiledEll<ValueType, IndexType>& a, InputView<ValueType> b,
+                               DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {},
+                               cudaStream_t stream = nullptr);
+
 /// C := epilogue(C) in place, C taken as the product (device memory, row-major). Nothing runs
 /// when it is the identity; throws InvalidInput when it has beta != 0 (no old C is left).
 template <typename ValueType>

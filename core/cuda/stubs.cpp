@@ -40,6 +40,10 @@ template <typename V, typename I>
 void SpmmOperator<V, I>::multiply_on_device(DenseView<const V>, DenseView<V>, const Epilogue<V>&, void*, bool) {
     cuda::not_compiled("SpmmOperator::multiply_device");
 }
+template <typename V, typename I>
+void SpmmOperator<V, I>::multiply_transposed_on_device(DenseView<const V>, DenseView<V>, const Epilogue<V>&) {
+    cuda::not_compiled("SpmmOperator::multiply_transposed");
+}
 
 #define TESSEL_INSTANTIATE(V, I) template class SpmmOperator<V, I>;
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)

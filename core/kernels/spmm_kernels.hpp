@@ -27,6 +27,12 @@ template <typename ValueType, typename IndexType>
 void spmm(const TiledEll<ValueType, IndexType>& a, DenseView<const ValueType> b,
           DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
 
+/// The oracle of the transposed product C := epilogue(Aᵀ·B) on the same arrays (A m x n,
+/// B m x k, C n x k): every slot scattered in storage order.
+template <typename ValueType, typename IndexType>
+void spmm_transposed(const TiledEll<ValueType, IndexType>& a, DenseView<const ValueType> b,
+                     DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
+
 }  // namespace reference
 
 namespace cpu {
@@ -56,6 +62,16 @@ template <typename ValueType, typename IndexType>
 void spmm_tiled_ell(const TiledEll<ValueType, IndexType>& a, DenseView<const ValueType> b,
                     DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {},
                     int register_factor = 0);
+
+/// C := epilogue(Aᵀ·B) on A's tiled ELL (A m x n, B m x k, C n x k; no Aᵀ stored): each
+/// thread scatters a contiguous run of row blocks into its own n x R sums, stage by stage
+/// through an L1 buffer, and the sums are added in thread order (the result depends on the
+/// thread count, not on timing). Extra memory: threads x n x R values.
+/// Throws DimensionMismatch, InvalidInput (factor).
+template <typename ValueType, typename IndexType>
+void spmm_tiled_ell_transposed(const TiledEll<ValueType, IndexType>& a, DenseView<const ValueType> b,
+                               DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {},
+                               int register_factor = 0);
 
 /// The register factor the cpu tiled kernel picks for k right-hand sides: the smallest power
 /// of two >= k, 64 past 64 (A is then read once per 64 columns).

@@ -66,6 +66,12 @@ public:
     /// C := epilogue(A·B) with host B and C (copied through the device on cuda, whose buffers
     /// are kept while the shapes stay the same). Throws DimensionMismatch, CudaError.
     void multiply(DenseView<const ValueType> b, DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
+    /// C := epilogue(Aᵀ·B) with host B (m x k) and C (n x k) on A's own tiles, no Aᵀ stored
+    /// (cpu::spmm_tiled_ell_transposed; the reference's oracle on the reference backend; a
+    /// scatter kernel with atomics on cuda). Tiled ELL only: InvalidInput for CSR. Throws
+    /// DimensionMismatch, CudaError.
+    void multiply_transposed(DenseView<const ValueType> b, DenseView<ValueType> c,
+                             const Epilogue<ValueType>& epilogue = {});
     /// The same with device pointers (cuda only), enqueued on `stream` (a cudaStream_t, null =
     /// the default stream) without waiting. Throws InvalidInput on a host backend.
     void multiply_device(DenseView<const ValueType> b, DenseView<ValueType> c,
@@ -95,6 +101,8 @@ private:
     std::string kernel_without_values(size_type k) const;  // kernel_description less the value type
     void multiply_on_device(DenseView<const ValueType> b, DenseView<ValueType> c, const Epilogue<ValueType>& ep,
                             void* stream, bool host_operands);
+    void multiply_transposed_on_device(DenseView<const ValueType> b, DenseView<ValueType> c,
+                                       const Epilogue<ValueType>& ep);
 };
 
 }  // namespace tessel

@@ -33,8 +33,34 @@ void spmm(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const E
     }
 }
 
+template <typename V, typename I>
+void spmm_transposed(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& epilogue) {
+    TESSEL_ENSURE_DIMS(a.rows == b.rows && a.cols == c.rows && b.cols == c.cols,
+                       "spmm_transposed: A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + ", B is " +
+                           std::to_string(b.rows) + "x" + std::to_string(b.cols) + ", C is " +
+                           std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    constexpr size_type w = TiledEll<V, I>::warp_size;
+    const size_type warps = a.warps_per_block();
+    std::vector<V> sum(static_cast<std::size_t>(a.cols));
+    for (size_type j = 0; j < b.cols; ++j) {
+        std::fill(sum.begin(), sum.end(), V{0});
+        for (size_type blk = 0; blk < a.num_blocks(); ++blk)
+            for (size_type s = a.buffdispl[blk]; s < a.buffdispl[blk + 1]; ++s)
+                for (size_type wi = 0; wi < warps; ++wi)
+                    for (size_type m = a.warpdispl[s * warps + wi]; m < a.warpdispl[s * warps + wi + 1]; ++m)
+                        for (size_type lane = 0; lane < w; ++lane) {
+                            const size_type row = blk * a.config.block_rows + wi * w + lane;
+                            if (row >= a.rows) continue;  // padding lanes of the last block
+                            const size_type col = a.map[a.mapdispl[s] + a.index[m * w + lane]];
+                            sum[col] += a.value(m * w + lane) * b(row, j);
+                        }
+        for (size_type p = 0; p < a.cols; ++p) c(p, j) = epilogue.apply(sum[p], c(p, j));
+    }
+}
+
 #define TESSEL_INSTANTIATE(V, I) \
-    template void spmm(const TiledEll<V, I>&, DenseView<const V>, DenseView<V>, const Epilogue<V>&);
+    template void spmm(const TiledEll<V, I>&, DenseView<const V>, DenseView<V>, const Epilogue<V>&); \
+    template void spmm_transposed(const TiledEll<V, I>&, DenseView<const V>, DenseView<V>, const Epilogue<V>&);
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 

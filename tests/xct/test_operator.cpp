@@ -135,6 +135,43 @@ TEMPLATE_TEST_CASE("adjoint test <Ax, y> = <x, A^T y> holds to rounding", "[xct]
         }
 }
 
+// --transpose scatter: only A is stored and Aᵀ·y runs core's transposed kernel on A's tiles.
+TEMPLATE_TEST_CASE("the scatter transpose equals the stored Aᵀ on projection matrices", "[xct][operator][scatter]",
+                   float, double) {
+    using V = TestType;
+    const auto g = small_geometry(40, 60);
+    const auto o = make_ordering(g, DomainOrder::hilbert, 8);
+    const int threads_before = omp_get_max_threads();
+    for (bool half : {false, true}) {
+        if (half && !std::is_same_v<V, float>) continue;
+        ProjectorOptions stored_options;
+        stored_options.tiles = {64, 512};
+        stored_options.half_values = half;
+        ProjectorOptions scatter_options = stored_options;
+        scatter_options.scatter_transpose = true;
+        auto stored = make_local_projector<V>(g, o, stored_options);
+        auto scatter = make_local_projector<V>(g, o, scatter_options);
+        CHECK(scatter->matrix_bytes() * 2 == Approx(stored->matrix_bytes()).epsilon(0.05));
+        for (size_type k : {1, 5, 16})
+            for (int threads : {1, 2, 3}) {
+                omp_set_num_threads(threads);
+                auto y = random_matrix<V>(stored->rays(), k, 4);
+                DenseMatrix<V> want, got;
+                stored->backward(y, want);
+                scatter->backward(y, got);
+                const double tol = std::is_same_v<V, float> ? 1e-4 : 1e-11;
+                double worst = 0;
+                for (size_type i = 0; i < want.rows(); ++i)
+                    for (size_type j = 0; j < k; ++j)
+                        worst = std::max(worst, std::abs(double(got(i, j)) - double(want(i, j))) /
+                                                    (1.0 + std::abs(double(want(i, j)))));
+                INFO("half " << half << ", k " << k << ", threads " << threads);
+                CHECK(worst < tol);
+            }
+    }
+    omp_set_num_threads(threads_before);
+}
+
 TEST_CASE("the K columns of one SpMM equal K separate products", "[xct][operator]") {
     const auto g = small_geometry(32, 40);
     const auto o = make_ordering(g, DomainOrder::hilbert, 8);
