@@ -2,6 +2,8 @@
 // (ordering, local operator, batched solver) over arrays the caller owns.
 #include "apps/xct/api.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -48,6 +50,8 @@ size_type choose_batch(const Geometry& g, const SinogramArray& s, const ArrayRec
     m.value_bytes = 4;
     m.stored_value_bytes = o.projector.half_values ? 2 : 4;
     m.kernel = o.projector.kernel;
+    m.scatter_transpose = o.projector.scatter_transpose;
+    m.threads = omp_get_max_threads();
     m.slices = s.slices;
     m.round_slices = s.slices;
     m.input_bytes_per_slice = g.num_rays() * 4;

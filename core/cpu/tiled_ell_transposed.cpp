@@ -1,6 +1,6 @@
 // cpu transposed tiled-ELL SpMM, C := epilogue(Aᵀ·B), on A's own tiles: no Aᵀ is stored.
 // Each thread takes a contiguous run of row blocks (about equal slots) and scatters their
-// products into its own n x R sums: per stage into a buffer of the stage's columns (L1), then
+// products into its own n x R sums (kept per thread between calls): per stage into a buffer of the stage's columns (L1), then
 // onto those columns. The threads' sums are added in thread order, so a result depends on the
 // thread count but not on timing.
 #include <omp.h>
@@ -96,33 +96,49 @@ void scatter_block(const TiledEll<V, I>& a, size_type b, const V* packed, V* buf
 
 /// C's rows [first, last): the threads' sums added in thread order, then the epilogue.
 template <int R, typename V>
-void finish_rows(const std::vector<Buffer<V>>& sums, size_type first, size_type last, DenseView<V> c, size_type k0,
+void finish_rows(const std::vector<const Buffer<V>*>& sums, size_type first, size_type last, DenseView<V> c, size_type k0,
                  size_type width, const Epilogue<V>& ep) {
     for (size_type p = first; p < last; ++p)
         for (size_type k = 0; k < width; ++k) {
             V z = 0;
-            for (const auto& s : sums) z += s[p * R + k];
+            for (const Buffer<V>* s : sums) z += (*s)[p * R + k];
             V& out = c.data[p * c.ld + k0 + k];
             out = ep.apply(z, out);
         }
+}
+
+/// A thread's buffers, kept between calls: fresh pages cost more than the product on some
+/// machines (first touch), and an iterative solver calls with the same sizes every time.
+template <typename V>
+struct TransposedScratch {
+    Buffer<V> sums, packed, buf;
+};
+
+template <typename V>
+TransposedScratch<V>& thread_scratch() {
+    static thread_local TransposedScratch<V> scratch;
+    return scratch;
 }
 
 template <int R, bool Half, typename V, typename I>
 void run_transposed(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep) {
     const int threads = omp_get_max_threads();
     const std::vector<size_type> first = split_blocks(a, threads);
-    std::vector<Buffer<V>> sums(static_cast<std::size_t>(threads));
+    std::vector<const Buffer<V>*> sums(static_cast<std::size_t>(threads));
     const size_type k = b.cols;
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num();
-        Buffer<V> packed(std::size_t(a.config.block_rows * R)), buf(std::size_t(a.max_stage_entries() * R));
+        auto& mine = thread_scratch<V>();
+        mine.packed.resize(std::size_t(a.config.block_rows * R));
+        mine.buf.resize(std::size_t(a.max_stage_entries() * R));
+        sums[t] = &mine.sums;
         for (size_type k0 = 0; k0 < k; k0 += R) {
             const size_type width = std::min<size_type>(R, k - k0);
-            sums[t].assign(std::size_t(a.cols * R), V{0});
+            mine.sums.assign(std::size_t(a.cols * R), V{0});
             for (size_type blk = first[t]; blk < first[t + 1]; ++blk) {
-                pack_block_rows<R>(a, blk, b, k0, width, packed.data());
-                scatter_block<R, Half>(a, blk, packed.data(), buf.data(), sums[t].data());
+                pack_block_rows<R>(a, blk, b, k0, width, mine.packed.data());
+                scatter_block<R, Half>(a, blk, mine.packed.data(), mine.buf.data(), mine.sums.data());
             }
 #pragma omp barrier
             const size_type chunk = (a.cols + threads - 1) / threads;

@@ -66,7 +66,8 @@ void spmm_tiled_ell(const TiledEll<ValueType, IndexType>& a, DenseView<const Val
 /// C := epilogue(Aᵀ·B) on A's tiled ELL (A m x n, B m x k, C n x k; no Aᵀ stored): each
 /// thread scatters a contiguous run of row blocks into its own n x R sums, stage by stage
 /// through an L1 buffer, and the sums are added in thread order (the result depends on the
-/// thread count, not on timing). Extra memory: threads x n x R values.
+/// thread count, not on timing). Extra memory: threads x n x R values, kept by each thread
+/// for the next call.
 /// Throws DimensionMismatch, InvalidInput (factor).
 template <typename ValueType, typename IndexType>
 void spmm_tiled_ell_transposed(const TiledEll<ValueType, IndexType>& a, DenseView<const ValueType> b,
