@@ -98,3 +98,63 @@ TEMPLATE_PRODUCT_TEST_CASE("the operator on cuda equals the reference (resident 
             for (size_type j = 0; j < k; ++j) REQUIRE(double(got(i, j)) == Approx(double(want(i, j))).epsilon(1e-4).margin(1e-5));
     }
 }
+
+namespace {
+
+// multiply_transposed against the reference product with A's CSR transpose, alpha/beta on.
+template <typename V, typename I>
+void check_transposed(const SpmmOperatorConfig& config) {
+    const auto a = generate::power_law<V, I>(900, 1200, 7.0, 2.1, 31);
+    SpmmOperator<V, I> op(Csr<V, I>(a), config);
+    for (size_type k : {1, 5, 16}) {
+        const auto b = generate::random_dense<V>(a.rows(), k, Layout::row_major, 4);
+        DenseMatrix<V> want = generate::random_dense<V>(a.cols(), k, Layout::row_major, 6), got = want;
+        const auto ep = Epilogue<V>::scaled(V(0.5), V(2));
+        reference::spmm<V, I>(transpose(a), b.view(), want.view(), ep);
+        op.multiply_transposed(b.view(), got.view(), ep);
+        size_type bad = 0;
+        for (size_type i = 0; i < a.cols(); ++i)
+            for (size_type j = 0; j < k; ++j)
+                if (std::abs(double(got(i, j)) - double(want(i, j))) > 1e-4 * (1 + std::abs(double(want(i, j))))) ++bad;
+        INFO("backend " << to_string(config.backend) << " k " << k);
+        CHECK(bad == 0);
+    }
+}
+
+}  // namespace
+
+TEMPLATE_PRODUCT_TEST_CASE("the operator's transposed product on A's tiles equals the product with Aᵀ",
+                           "[operator][cpu][transposed]", std::pair, ((float, std::int32_t), (double, std::int64_t))) {
+    using V = typename TestType::first_type;
+    using I = typename TestType::second_type;
+    for (auto backend : {Backend::cpu, Backend::reference})
+        check_transposed<V, I>({backend, SparseFormat::tiled_ell, {64, 300}, 0});
+    const auto a = generate::stencil_2d<V, I>(10);
+    SpmmOperator<V, I> csr(Csr<V, I>(a), {Backend::cpu, SparseFormat::csr, {}, 0});
+    DenseMatrix<V> b(a.rows(), 1), c(a.cols(), 1);
+    CHECK_THROWS_WITH(csr.multiply_transposed(b.view(), c.view()),
+                      Catch::Contains("transposed products need the tiled-ell format"));
+}
+
+TEMPLATE_PRODUCT_TEST_CASE("the transposed product on cuda equals the product with Aᵀ", "[operator][cuda][transposed]",
+                           std::pair, ((float, std::int32_t), (double, std::int64_t))) {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    using V = typename TestType::first_type;
+    using I = typename TestType::second_type;
+    check_transposed<V, I>({Backend::cuda, SparseFormat::tiled_ell, {128, 1024}, 0});
+    // Half values: the device against the cpu on the same rounded values.
+    const auto a = generate::power_law<V, I>(900, 1200, 7.0, 2.1, 31);
+    SpmmOperatorConfig config{Backend::cuda, SparseFormat::tiled_ell, {128, 1024}, 0, true};
+    SpmmOperator<V, I> device(Csr<V, I>(a), config);
+    config.backend = Backend::cpu;
+    SpmmOperator<V, I> host(Csr<V, I>(a), config);
+    const auto b = generate::random_dense<V>(a.rows(), 3, Layout::row_major, 2);
+    DenseMatrix<V> want(a.cols(), 3), got(a.cols(), 3);
+    host.multiply_transposed(b.view(), want.view());
+    device.multiply_transposed(b.view(), got.view());
+    for (size_type i = 0; i < a.cols(); ++i)
+        for (size_type j = 0; j < 3; ++j) REQUIRE(double(got(i, j)) == Approx(double(want(i, j))).epsilon(1e-4).margin(1e-5));
+}
