@@ -42,7 +42,7 @@ struct CliText {
     std::string input, sinogram, theta, slices, solver = "cgls", order = "hilbert", kernel = "tiled-ell",
                                                 backend = "auto", precision = "single", memory_limit,
                                                 colormap = "gray", reduction = "hier", exchange = "p2p",
-                                                transpose = "stored";
+                                                transpose = "auto";
     size_type phantom = 0, num_slices = 0;
     int threads = 0;
     bool no_pipeline = false;
@@ -93,10 +93,10 @@ void add_operator_options(CLI::App& app, ReconstructOptions& o, CliText& t) {
         ->check(CLI::IsMember({"tiled-ell", "csr"}))
         ->capture_default_str();
     app.add_option("--transpose", t.transpose,
-                   "Aᵀ: stored (built from A, the fastest products) or scatter (only A is stored, Aᵀ·y runs "
+                   "Aᵀ: stored (built from A, the fastest products), scatter (only A is stored, Aᵀ·y runs "
                    "core's transposed kernel on A's tiles: half the memory, no transpose in the build, one data "
-                   "rank)")
-        ->check(CLI::IsMember({"stored", "scatter"}))
+                   "rank) or auto (stored, or scatter when A + Aᵀ would need data ranks and A alone fits)")
+        ->check(CLI::IsMember({"auto", "stored", "scatter"}))
         ->capture_default_str();
     app.add_option("--block-rows", o.projector.tiles.block_rows, "Tiled ELL rows per block (multiple of 32)")
         ->capture_default_str();
@@ -242,6 +242,7 @@ void apply_choices(ReconstructOptions& o, const CliText& t) {
     o.order = parse_domain_order(t.order);
     o.projector.kernel = parse_kernel(t.kernel);
     o.projector.scatter_transpose = t.transpose == "scatter";
+    o.auto_transpose = t.transpose == "auto";
     operator_config(o.projector);  // refuses --transpose scatter or --precision mixed with --kernel csr now
     o.projector.backend = parse_backend(t.backend);
     if (o.projector.backend == Backend::automatic) o.projector.backend = resolve_backend(Backend::automatic);

@@ -42,6 +42,9 @@ struct ReconstructOptions {
     DomainOrder order = DomainOrder::hilbert;
     size_type tile = 32;  // Hilbert tile (power of two)
     ProjectorOptions projector;
+    // --transpose auto (default): the stored Aᵀ, or A alone with the scatter kernel when A + Aᵀ
+    // would need data ranks and A alone fits one (run_plan.cpp); else projector.scatter_transpose.
+    bool auto_transpose = true;
     // Ranks: data ranks split A (0: as few as fit in memory), the rest split the slices.
     int data_ranks = 0;
     std::string topology = "flat";

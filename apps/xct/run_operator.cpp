@@ -20,7 +20,9 @@ void build_operator(RunContext<V>& c) {
     c.pixel_offsets = {0, g.num_pixels()};
     c.ray_offsets = {0, g.num_rays()};
     if (c.plan.p_data == 1) {
-        c.op = make_local_projector<V>(g, c.ordering, o.projector, &c.times);
+        ProjectorOptions local = o.projector;
+        local.scatter_transpose = c.plan.scatter_transpose;
+        c.op = make_local_projector<V>(g, c.ordering, local, &c.times);
     } else {
         DistributedOptions d;
         d.hierarchical = o.hierarchical;
@@ -39,7 +41,7 @@ void build_operator(RunContext<V>& c) {
     c.operator_info = c.op->describe();
     if (!c.talk) return;
     const nlohmann::json& info = c.operator_info;
-    const bool scatter = o.projector.scatter_transpose;
+    const bool scatter = c.plan.scatter_transpose;
     c.log << "operator: nnz(A) " << c.op->nnz() << " (this rank), " << (scatter ? "A (A^T by the scatter kernel) " : "A and A^T ")
           << format_bytes(c.op->matrix_bytes());
     if (info.contains("kernel_runs")) c.log << ", " << info["kernel_runs"].get<std::string>();

@@ -91,6 +91,7 @@ void write_images(RunContext<V>& c, const ReconstructResult& result) {
                         {"geometry", g.describe()},
                         {"precision", precision_name(o)},
                         {"order", std::string(to_string(o.order))},
+                        {"transpose", c.plan.scatter_transpose ? "scatter" : "stored"},
                         {"tol", o.solver.tol},
                         {"nonneg", o.solver.nonneg},
                         {"filter", std::string(to_string(o.fbp_options.filter))},

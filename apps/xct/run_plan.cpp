@@ -62,7 +62,15 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
         t.round_slices = k * (ranks / p_data);
         return estimate_memory(t).total() <= limit;
     };
-    if (o.projector.scatter_transpose) {
+    plan.scatter_transpose = o.projector.scatter_transpose;
+    if (o.auto_transpose && o.data_ranks == 0 && o.projector.kernel == Kernel::tiled_ell && !fits_with(1, 1)) {
+        // MemXCT splits A over data ranks when A + Aᵀ do not fit; A alone on every rank needs no
+        // communication, so it comes first when it fits.
+        m.scatter_transpose = true;
+        plan.scatter_transpose = fits_with(1, 1);
+        m.scatter_transpose = plan.scatter_transpose;
+    }
+    if (plan.scatter_transpose) {
         if (o.data_ranks > 1)
             TESSEL_INVALID_INPUT("transpose", 0, "scatter keeps A whole on every rank (batch parallelism only); drop "
                                                  "--data-ranks " + std::to_string(o.data_ranks));
@@ -126,6 +134,11 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
                    (need > 0 ? "use at least " + std::to_string(need) + " data ranks (mpiexec -n " +
                                    std::to_string(need) + " ... --data-ranks " + std::to_string(need) + ")"
                              : std::string("no number of data ranks fits"));
+            MemoryPlan scatter = m;
+            scatter.scatter_transpose = true;
+            scatter.p_data = 1;
+            if (!m.scatter_transpose && m.kernel == Kernel::tiled_ell && estimate_memory(scatter).total() <= limit)
+                fits += "; or one rank with --transpose scatter (A alone)";
         }
         plan.does_not_fit =
                      "estimated " + format_bytes(plan.estimate.total()) + " per rank (A and A^T " +
@@ -185,7 +198,10 @@ void plan_run(RunContext<V>& c, ReconstructResult& result) {
     log << "  " << c.world_size << " rank(s): " << c.plan.p_data << " data x " << c.plan.p_batch << " batch, "
         << c.plan.k << " slice(s) per batch, " << c.rounds() << " round(s); " << method_name(o);
     if (!o.fbp) log << ", " << o.solver.iterations << " iterations";
-    log << ", " << precision_name(o) << " precision, " << to_string(o.order) << " order\n";
+    log << ", " << precision_name(o) << " precision, " << to_string(o.order) << " order";
+    if (c.plan.scatter_transpose)
+        log << ", A^T by the scatter kernel on A" << (o.auto_transpose ? " (A + A^T would need data ranks)" : "");
+    log << "\n";
     log << "memory estimate (nnz(A) <= " << c.nnz_bound << "):\n" << estimate_text(c.plan.estimate, c.limit);
     if (!c.plan.does_not_fit.empty()) log << "does not fit: " << c.plan.does_not_fit << "\n";
     if (o.dry_run) log << data_ranks_needed(c.plan.memory, c.limit) << "\n";

@@ -15,6 +15,7 @@ namespace tessel::xct {
 struct RunPlan {
     int p_data = 1, p_batch = 1;
     size_type k = 1;
+    bool scatter_transpose = false;  // A alone, Aᵀ by the scatter kernel (asked for or chosen)
     MemoryPlan memory;
     MemoryEstimate estimate;
     std::string does_not_fit;  // why the estimate exceeds the limit (dry runs report it)
