@@ -200,7 +200,7 @@ File::File(std::string path, std::int64_t id, std::unique_ptr<AtomicOutput> outp
     : path_(std::move(path)), output_(std::move(output)), id_(id) {}
 
 File::File(File&& other) noexcept
-    : path_(std::move(other.path_)), output_(std::move(other.output_)), id_(other.id_) {
+    : path_(std::move(other.path_)), output_(std::move(other.output_)), in_place_(other.in_place_), id_(other.id_) {
     other.id_ = -1;
 }
 
@@ -209,6 +209,7 @@ File& File::operator=(File&& other) noexcept {
         close();
         path_ = std::move(other.path_);
         output_ = std::move(other.output_);
+        in_place_ = other.in_place_;
         id_ = other.id_;
         other.id_ = -1;
     }
@@ -236,6 +237,33 @@ File File::open(const std::string& path) {
     const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
     if (id < 0) TESSEL_HDF5_FAIL(path, std::string("cannot open"));
     return File(path, id, nullptr);
+}
+
+File File::create_in_place(const std::string& path) {
+    silence_hdf5();
+    check_writable(path, "");
+    Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    if (!fapl.valid() || H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_V18, H5F_LIBVER_LATEST) < 0)
+        TESSEL_HDF5_FAIL(path, std::string("cannot set file access properties"));
+    const hid_t id = H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, fapl.get());
+    if (id < 0) TESSEL_HDF5_FAIL(path, std::string("cannot create"));
+    File f(path, id, nullptr);
+    f.in_place_ = true;
+    return f;
+}
+
+File File::open_for_update(const std::string& path) {
+    File readable = open(path);  // the same checks and messages as reading
+    readable.close();
+    const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    if (id < 0) TESSEL_HDF5_FAIL(path, std::string("cannot open for writing"));
+    File f(path, id, nullptr);
+    f.in_place_ = true;
+    return f;
+}
+
+void File::flush() {
+    if (H5Fflush(id_, H5F_SCOPE_GLOBAL) < 0) TESSEL_HDF5_FAIL(path_, std::string("flush failed"));
 }
 
 File File::create(const std::string& path) {

@@ -57,6 +57,12 @@ public:
     /// `path` (replacing an old file). Destroyed without commit(), nothing is left behind.
     /// Throws Hdf5Error.
     static File create(const std::string& path);
+    /// Creates (replacing) a file written in place, not atomically: for stores that grow while
+    /// a long run goes on and are reopened by open_for_update (a resumed run). Throws
+    /// InvalidInput (cannot write), Hdf5Error.
+    static File create_in_place(const std::string& path);
+    /// Opens an existing file for reading and writing in place. Throws as open().
+    static File open_for_update(const std::string& path);
 
     File(File&& other) noexcept;
     File& operator=(File&& other) noexcept;
@@ -65,7 +71,9 @@ public:
     ~File();
 
     const std::string& path() const { return path_; }
-    bool writable() const { return output_ != nullptr; }
+    bool writable() const { return output_ != nullptr || in_place_; }
+    /// Writes what HDF5 buffers to the disk (a killed process keeps what was flushed).
+    void flush();
     /// Flushes and closes a created file and renames it into place. Throws Hdf5Error,
     /// InvalidInput (rename failed).
     void commit();
@@ -137,6 +145,7 @@ private:
 
     std::string path_;
     std::unique_ptr<AtomicOutput> output_;  // set for created files until commit()
+    bool in_place_ = false;                 // create_in_place / open_for_update
     std::int64_t id_ = -1;                  // hid_t of the open file
 };
 

@@ -48,7 +48,6 @@ template <typename V>
 void write_checkpoint(const std::string& path, const Checkpoint<V>& c, size_type pixels, size_type rays) {
     auto f = io::File::create(path);
     const std::string g = root;
-    write_vector(f, g + "/volume", c.volume);
     write_histories(f, g + "/done_history", c.done_histories);
     write_vector(f, g + "/done_bnorm", c.done_bnorms);
     const size_type width = c.round_width;
@@ -87,7 +86,6 @@ Checkpoint<V> read_checkpoint(const std::string& path) {
     c.iteration = static_cast<int>(f.read_attribute<std::int64_t>(g, "iteration"));
     c.round_width = f.read_attribute<std::int64_t>(g, "round_width");
     c.total_iterations = static_cast<int>(f.read_attribute<std::int64_t>(g, "total_iterations"));
-    c.volume = f.read<float>(g + "/volume");
     c.done_histories = read_histories(f, g + "/done_history");
     c.done_bnorms = f.read<double>(g + "/done_bnorm");
     c.x = f.read<V>(g + "/x");
@@ -141,14 +139,12 @@ void validate_checkpoint(const std::string& path, const Checkpoint<V>& c, size_t
     const double done = round * width;
     expect_size(path, "done_bnorm", c.done_bnorms.size(), done, "one per slice of the rounds before");
     expect_size(path, "done_history", c.done_histories.size(), done, "one per slice of the rounds before");
-    expect_size(path, "volume", c.volume.size(), done * double(pixels), "pixels per slice of the rounds before");
     expect_finite(path, "x", c.x);
     expect_finite(path, "r", c.r);
     expect_finite(path, "p", c.p);
     expect_finite(path, "gamma", c.gamma);
     expect_finite(path, "bnorm", c.bnorm);
     expect_finite(path, "done_bnorm", c.done_bnorms);
-    expect_finite(path, "volume", c.volume);
 }
 
 void check_fingerprint(const std::string& path, const nlohmann::json& stored, const nlohmann::json& current) {

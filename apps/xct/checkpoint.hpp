@@ -21,8 +21,8 @@ struct Checkpoint {
     int iteration = 0;           // its iterations done
     size_type round_width = 0;   // slots per round (P_batch·K)
     int total_iterations = 0;    // iterations over all rounds so far
-    // Finished slices (all rounds before `round`), slice-major, n·n each, and their histories.
-    std::vector<float> volume;
+    // Histories of the finished slices (all rounds before `round`); the slices themselves are
+    // in the store next to the checkpoint (finished_slices.hpp).
     std::vector<std::vector<double>> done_histories;
     std::vector<double> done_bnorms;
     // The round in progress.

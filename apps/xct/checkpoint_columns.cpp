@@ -69,7 +69,6 @@ void write_round_checkpoint(RunContext<V>& c, const SolverState<V>& state, size_
         out.iteration = state.iteration;
         out.round_width = c.width();
         out.total_iterations = c.total_iterations;
-        out.volume = c.volume;
         out.done_histories = c.histories;
         out.done_bnorms = c.bnorms;
         for (const auto& column : all) {

@@ -278,6 +278,7 @@ int run(int argc, char** argv) {
     if (const auto code = parse(app, argc, argv, rank)) return *code;
     check_numbers_and_outputs(app, o, t);
     o.command_line = joined(argc, argv);
+    o.keep_volume = false;  // the outputs are written round by round; rank 0 holds one round
     if (t.threads > 0) omp_set_num_threads(t.threads);
     choose_input(o, t);
     apply_choices(o, t);

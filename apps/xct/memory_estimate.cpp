@@ -53,7 +53,8 @@ MemoryEstimate estimate_memory(const MemoryPlan& p) {
         e.vectors += double(std::max(1, p.threads)) * double(p.pixels) * double(cpu::choose_register_factor(p.k)) * x;
     }
     const double round = double(p.round_slices);
-    e.rank0 = double(p.slices) * double(p.pixels) * 4.0                               // volume
+    const double held = p.keep_volume ? double(p.slices) : round;                     // finished slices
+    e.rank0 = held * double(p.pixels) * 4.0                                           // volume
               + round * (double(p.rays) * (4.0 + x) + double(p.input_bytes_per_slice)) // inputs
               + round * (3.0 * double(p.pixels) + double(p.rays)) * x;                // gathered state
     e.process = process_bytes;
@@ -61,7 +62,8 @@ MemoryEstimate estimate_memory(const MemoryPlan& p) {
                {scatter ? "A^T (none: the scatter kernel on A's tiles)" : "A^T", scatter ? 0.0 : one},
                {"build peak", e.build_peak},
                {"solver vectors and buffers (" + std::to_string(p.k) + " slices)", e.vectors},
-               {"rank 0: volume, inputs of a round, gathered state", e.rank0},
+               {p.keep_volume ? "rank 0: volume, inputs of a round, gathered state"
+                               : "rank 0: a round's slices, inputs and gathered state", e.rank0},
                {"process (libraries)", e.process}};
     return e;
 }

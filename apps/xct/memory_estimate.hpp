@@ -24,7 +24,8 @@ struct MemoryPlan {
     int threads = 1;              // OpenMP threads (the scatter kernel's sums, one n x K each)
     int p_data = 1;               // data ranks sharing A
     size_type k = 1;              // slices per batch on one rank
-    size_type slices = 1;         // all slices (rank 0 keeps the volume)
+    size_type slices = 1;         // all slices
+    bool keep_volume = true;      // rank 0 holds every slice (library callers); else one round
     size_type round_slices = 1;   // slices of one round on rank 0 (all batch groups)
     size_type input_bytes_per_slice = 0;  // raw projections + flats read on rank 0 per slice
     bool checkpoint = false;

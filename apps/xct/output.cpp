@@ -10,15 +10,27 @@
 
 namespace tessel::xct {
 
-void write_volume(const std::string& path, const std::vector<float>& volume, size_type slices, size_type n,
-                  const VolumeAttributes& a, const std::vector<std::vector<double>>& histories) {
-    TESSEL_ENSURE_DIMS(static_cast<size_type>(volume.size()) == slices * n * n,
-                       "write_volume: " + std::to_string(volume.size()) + " values for " + std::to_string(slices) +
-                           " slices of " + std::to_string(n) + " x " + std::to_string(n));
-    auto f = io::File::create(path);
+VolumeFile::VolumeFile(const std::string& path, size_type slices, size_type n)
+    : file_(io::File::create(path)), slices_(slices), n_(n) {
     io::DatasetOptions chunked;
     chunked.chunk = {1, n, n};
-    f.write(volume_dataset, {slices, n, n}, volume.data(), slices > 0 ? chunked : io::DatasetOptions{});
+    file_.create_dataset<float>(volume_dataset, {slices, n, n}, slices > 0 && n > 0 ? chunked : io::DatasetOptions{});
+}
+
+void VolumeFile::write_slices(size_type first, size_type count, const float* images) {
+    TESSEL_ENSURE_DIMS(first >= 0 && count >= 0 && first + count <= slices_,
+                       "volume file: slices [" + std::to_string(first) + ", " + std::to_string(first + count) +
+                           ") outside the " + std::to_string(slices_) + " slices");
+    if (count == 0 || n_ == 0) return;
+    io::Hyperslab slab;
+    slab.offset = {first, 0, 0};
+    slab.count = {count, n_, n_};
+    file_.write_slab(volume_dataset, slab, images);
+}
+
+void VolumeFile::finish(const VolumeAttributes& a, const std::vector<std::vector<double>>& histories) {
+    io::File& f = file_;
+    const size_type slices = slices_;
     f.write_attribute(volume_dataset, "algorithm", a.algorithm);
     f.write_attribute(volume_dataset, "iterations", a.iterations);
     f.write_attribute(volume_dataset, "residuals", a.residuals);
@@ -41,6 +53,16 @@ void write_volume(const std::string& path, const std::vector<float>& volume, siz
     for (size_type s = 0; s < slices; ++s) ids[s] = a.first_slice + s;
     f.write("/exchange/slices", {slices}, ids.data());
     f.commit();
+}
+
+void write_volume(const std::string& path, const std::vector<float>& volume, size_type slices, size_type n,
+                  const VolumeAttributes& a, const std::vector<std::vector<double>>& histories) {
+    TESSEL_ENSURE_DIMS(static_cast<size_type>(volume.size()) == slices * n * n,
+                       "write_volume: " + std::to_string(volume.size()) + " values for " + std::to_string(slices) +
+                           " slices of " + std::to_string(n) + " x " + std::to_string(n));
+    VolumeFile file(path, slices, n);
+    file.write_slices(0, slices, volume.data());
+    file.finish(a, histories);
 }
 
 std::vector<std::string> write_previews(const std::string& dir, const std::vector<float>& volume, size_type n,

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/types.hpp"
+#include "io/hdf5_file.hpp"
 #include "io/png_writer.hpp"
 
 namespace tessel::xct {
@@ -26,6 +27,23 @@ struct VolumeAttributes {
 
 /// Path of the reconstruction inside the volume file.
 inline constexpr const char* volume_dataset = "/exchange/recon";
+
+/// The volume file written round by round: /exchange/recon created whole (chunked per slice,
+/// under a temporary name), slices written as their round finishes, the attributes and the
+/// other datasets by finish(), which renames the file into place. Destroyed unfinished, it
+/// leaves nothing behind.
+class VolumeFile {
+public:
+    /// Throws InvalidInput (cannot write), Hdf5Error.
+    VolumeFile(const std::string& path, size_type slices, size_type n);
+    /// Slices [first, first + count), n x n each. Throws DimensionMismatch, Hdf5Error.
+    void write_slices(size_type first, size_type count, const float* images);
+    void finish(const VolumeAttributes& attributes, const std::vector<std::vector<double>>& histories);
+
+private:
+    io::File file_;
+    size_type slices_, n_;
+};
 
 /// Writes `volume` (slices x n x n float32, slice-major, row iy of an image is y index iy) to
 /// /exchange/recon with the attributes above, the per-slice residual histories to

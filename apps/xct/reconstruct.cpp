@@ -54,11 +54,11 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
         first_round = static_cast<size_type>(c.resume_header[0]);
         c.total_iterations = static_cast<int>(c.resume_header[3]);
         if (c.world_rank == 0) {
-            c.volume = std::move(c.resumed->volume);
             c.histories = std::move(c.resumed->done_histories);
             c.bnorms = std::move(c.resumed->done_bnorms);
         }
     }
+    open_outputs(c, first_round);
     for (size_type round = first_round; round < c.rounds(); ++round)
         if (!run_round(c, solver, round, result)) return result;  // --stop-after
     finish_run(c, result);

@@ -45,6 +45,9 @@ struct ReconstructOptions {
     // --transpose auto (default): the stored Aᵀ, or A alone with the scatter kernel when A + Aᵀ
     // would need data ranks and A alone fits one (run_plan.cpp); else projector.scatter_transpose.
     bool auto_transpose = true;
+    // ReconstructResult::volume holds every slice (library callers, tests); tessel-xct's CLI
+    // sets false so that rank 0 holds one round and writes the outputs round by round.
+    bool keep_volume = true;
     // Ranks: data ranks split A (0: as few as fit in memory), the rest split the slices.
     int data_ranks = 0;
     std::string topology = "flat";

@@ -27,6 +27,7 @@
 #include "apps/xct/sinogram_source.hpp"
 #include "apps/xct/solver.hpp"
 #include "apps/xct/transfer.hpp"
+#include "apps/xct/volume_sink.hpp"
 #include "core/timer.hpp"
 
 namespace tessel::xct {
@@ -63,8 +64,8 @@ struct RunContext {
     std::vector<size_type> pixel_offsets, ray_offsets;
     nlohmann::json operator_info;
 
-    // Rounds (run_round.cpp): results gathered on rank 0, counters.
-    std::vector<float> volume;
+    // Rounds (run_round.cpp): each round's slices to the outputs on rank 0, counters.
+    std::unique_ptr<VolumeSink> sink;  // rank 0
     std::vector<std::vector<double>> histories;
     std::vector<double> bnorms;
     std::vector<float> saved_sinogram;  // for --save-sinogram and --save-exchange
@@ -152,6 +153,11 @@ bool run_round(RunContext<V>& c, Solver<V>& solver, size_type round, Reconstruct
 /// A checkpoint of the round's state (rank 0 writes). checkpoint_columns.cpp.
 template <typename V>
 void write_round_checkpoint(RunContext<V>& c, const SolverState<V>& state, size_type round);
+/// Rank 0's sink of finished slices (volume file, TIFF, previews, store of a checkpointed run),
+/// before the first round; on resume the finished slices come back from the store.
+/// run_outputs.cpp.
+template <typename V>
+void open_outputs(RunContext<V>& c, size_type first_round);
 /// Everything rank 0 writes and prints at the end. run_outputs.cpp.
 template <typename V>
 void finish_run(RunContext<V>& c, ReconstructResult& result);

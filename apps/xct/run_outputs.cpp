@@ -72,9 +72,9 @@ std::vector<double> slice_centers(const RunContext<V>& c) {
     return centers;
 }
 
-// The HDF5 volume, the TIFF stack and the PNG previews.
+// The volume file's attributes; its slices were written round by round.
 template <typename V>
-void write_images(RunContext<V>& c, const ReconstructResult& result) {
+void finish_volume(RunContext<V>& c, const ReconstructResult& result) {
     const ReconstructOptions& o = c.o;
     const InputInfo& info = c.info;
     const Geometry& g = c.g();
@@ -102,14 +102,7 @@ void write_images(RunContext<V>& c, const ReconstructResult& result) {
                         {"data_ranks", c.plan.p_data},
                         {"batch_ranks", c.plan.p_batch}};
     auto scope = c.times.scope("write");
-    if (!o.output.empty()) write_volume(o.output, c.volume, info.slices, g.n, attributes, c.histories);
-    if (!o.png_dir.empty()) {
-        std::vector<size_type> chosen;
-        for (size_type s : o.png_slices) chosen.push_back(s - info.first_slice);
-        if (chosen.empty()) chosen.push_back(info.slices / 2);
-        write_previews(o.png_dir, c.volume, g.n, chosen, info.first_slice, o.colormap);
-    }
-    if (!o.tiff_dir.empty()) io::write_tiff_stack(o.tiff_dir, c.volume, info.slices, g.n, info.first_slice);
+    c.sink->finish(attributes, c.histories);
 }
 
 // result.metrics, and the metrics file.
@@ -210,22 +203,41 @@ void finish_run(RunContext<V>& c, ReconstructResult& result) {
     totals.matrix_bytes = c.op->matrix_bytes();
     TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &totals.matrix_bytes, 1, MPI_DOUBLE, MPI_MAX, c.world));
     on_root(c.world, [&] {
-        const size_type pixels = c.g().num_pixels();
         result.histories = c.histories;
         result.residuals = combined_residuals(c.histories, c.bnorms);
         result.iterations = result.residuals.empty() ? 0 : static_cast<int>(result.residuals.size()) - 1;
-        if (c.info.phantom)
-            for (size_type s = 0; s < c.info.slices; ++s)
-                result.psnr.push_back(psnr(std::span<const float>(c.volume.data() + s * pixels, pixels),
-                                           phantom_images(c.info, s, 1)));
+        result.psnr = c.sink->psnr();
         const double saved_scale = c.saving() ? save_sinograms(c) : 0.0;
-        write_images(c, result);
+        finish_volume(c, result);
         fill_metrics(c, result, totals);
         if (c.talk) print_summary(c, result, saved_scale);
-        result.volume = std::move(c.volume);
+        result.volume = c.sink->take_volume();
     });
 }
 
+template <typename V>
+void open_outputs(RunContext<V>& c, size_type first_round) {
+    const ReconstructOptions& o = c.o;
+    on_root(c.world, [&] {
+        VolumeSinkSetup s;
+        s.output = o.output;
+        s.tiff_dir = o.tiff_dir;
+        s.png_dir = o.png_dir;
+        s.png_slices = o.png_slices;
+        s.colormap = o.colormap;
+        s.slices = c.info.slices;
+        s.n = c.g().n;
+        s.first_slice = c.info.first_slice;
+        s.keep_volume = o.keep_volume;
+        if (o.checkpoint_every > 0 || o.resume) s.store = FinishedSlices::path_for(c.checkpoint_path);
+        if (c.info.phantom) s.phantom = [&info = c.info](size_type slice) { return phantom_images(info, slice, 1); };
+        c.sink = std::make_unique<VolumeSink>(std::move(s));
+        if (o.resume) c.sink->resume(first_round * c.width());
+    });
+}
+
+template void open_outputs<float>(RunContext<float>&, size_type);
+template void open_outputs<double>(RunContext<double>&, size_type);
 template void finish_run<float>(RunContext<float>&, ReconstructResult&);
 template void finish_run<double>(RunContext<double>&, ReconstructResult&);
 

@@ -53,6 +53,7 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
     m.scatter_transpose = o.projector.scatter_transpose;
     m.threads = omp_get_max_threads();
     m.slices = info.slices;
+    m.keep_volume = o.keep_volume;
     m.input_bytes_per_slice = info.input_bytes_per_slice;
     m.checkpoint = o.checkpoint_every > 0;
     auto fits_with = [&](int p_data, size_type k) {

@@ -141,9 +141,9 @@ bool iterate(RunContext<V>& c, Solver<V>& solver, const DenseMatrix<V>& b, Solve
     }
 }
 
-// The round's images and histories to rank 0.
+// The round's images to rank 0's sink, its histories to rank 0.
 template <typename V>
-void collect_round(RunContext<V>& c, const SolverState<V>& state, size_type count) {
+void collect_round(RunContext<V>& c, const SolverState<V>& state, size_type first, size_type count) {
     const size_type k = c.k(), pixels_total = c.g().num_pixels();
     const auto images = c.gather(state.x, true);
     const auto round_histories = gather_histories(*c.layout, state.history);
@@ -151,8 +151,11 @@ void collect_round(RunContext<V>& c, const SolverState<V>& state, size_type coun
     for (size_type j = 0; j < k; ++j) bn_columns[j][0] = state.bnorm[j];
     const auto round_bnorms = gather_histories(*c.layout, bn_columns);
     if (c.world_rank != 0) return;
-    c.volume.reserve(static_cast<std::size_t>(c.info.slices * pixels_total));
-    for (size_type i = 0; i < count * pixels_total; ++i) c.volume.push_back(static_cast<float>(images[i]));
+    {
+        auto scope = c.times.scope("write");
+        std::vector<float> round(images.begin(), images.begin() + count * pixels_total);
+        c.sink->add(first, count, round.data());
+    }
     for (size_type s = 0; s < count; ++s) {
         c.histories.push_back(round_histories[s]);
         c.bnorms.push_back(round_bnorms[s][0]);
@@ -177,7 +180,7 @@ bool run_round(RunContext<V>& c, Solver<V>& solver, size_type round, Reconstruct
     start_state(c, solver, b, x_fbp, resuming, state);
     const bool finished = iterate(c, solver, b, state, round, count, iterate_timer, result);
     c.iterate_seconds += iterate_timer.seconds();
-    if (finished) collect_round(c, state, count);
+    if (finished) collect_round(c, state, first, count);
     return finished;
 }
 
