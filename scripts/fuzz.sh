@@ -26,7 +26,7 @@ cmake --build "$build" -j "${TESSEL_JOBS:-2}" > "$build.build.log" 2>&1 || {
   grep -E -A3 'error' "$build.build.log" | head -40 >&2; exit 1; }
 fuzzers=("$@")
 [ ${#fuzzers[@]} -eq 0 ] && fuzzers=(matrix_market graph_challenge_layer graph_challenge_categories memxct_raw byte_size abcd_grid
-                                     data_exchange xct_checkpoint spdnn_cache abcd_problem_file)
+                                     data_exchange xct_checkpoint xct_slice_store spdnn_cache abcd_problem_file)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/fuzz/lsan.supp:print_suppressions=0}
 export OMP_NUM_THREADS=1
@@ -51,7 +51,7 @@ for name in "${fuzzers[@]}"; do
   # TESSEL_FUZZ_HDF5_MUTATE=1 fuzzes them, and a finding's stack then says whose it is.
   mode=(-max_total_time="$seconds")
   case $name in
-    data_exchange|xct_checkpoint|spdnn_cache|abcd_problem_file)
+    data_exchange|xct_checkpoint|xct_slice_store|spdnn_cache|abcd_problem_file)
       malloc_limit=1048576 rss_limit=6144
       [ "${TESSEL_FUZZ_HDF5_MUTATE:-0}" = 1 ] || mode=(-runs=0) ;;
   esac
