@@ -37,6 +37,38 @@ std::string estimate_text(const MemoryEstimate& e, double limit) {
     return out.str();
 }
 
+namespace {
+
+// What fits instead, for the refusal: fewer slices per batch, data ranks, or A alone.
+std::string what_fits(const MemoryPlan& m, int p_data, size_type fit, double limit) {
+    if (fit > 0) return "at most " + std::to_string(fit) + " slices per batch fit (--batch-slices " + std::to_string(fit) + ")";
+    MemoryPlan stored = m;
+    stored.scatter_transpose = false;
+    const int need = min_data_ranks(stored, limit);
+    std::string fits = "not even one slice per batch fits with " + std::to_string(p_data) + " data rank(s); " +
+                       (m.scatter_transpose ? "without --transpose scatter, " : "") +
+                       (need > 0 ? "use at least " + std::to_string(need) + " data ranks (mpiexec -n " +
+                                       std::to_string(need) + " ... --data-ranks " + std::to_string(need) + ")"
+                                 : std::string("no number of data ranks fits"));
+    MemoryPlan scatter = m;
+    scatter.scatter_transpose = true;
+    scatter.p_data = 1;
+    if (!m.scatter_transpose && m.kernel == Kernel::tiled_ell && estimate_memory(scatter).total() <= limit)
+        fits += "; or one rank with --transpose scatter (A alone)";
+    return fits;
+}
+
+std::string explain_does_not_fit(const MemoryPlan& m, const RunPlan& plan, size_type fit, double limit) {
+    const MemoryEstimate& e = plan.estimate;
+    return "estimated " + format_bytes(e.total()) + " per rank (A and A^T " + format_bytes(e.matrices) + ", build peak " +
+           format_bytes(e.build_peak) + ", vectors for " + std::to_string(plan.k) + " slices " +
+           format_bytes(e.vectors) + ", rank 0 " + format_bytes(e.rank0) + ") exceeds the memory limit " +
+           format_bytes(limit) + ": " + what_fits(m, plan.p_data, fit, limit) +
+           "; more data ranks or smaller tiles (--block-rows) also reduce it";
+}
+
+}  // namespace
+
 // Picks the data ranks and the slices per batch so that the estimate fits the limit, or throws
 // OutOfMemoryBudget saying what would fit.
 RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_type nnz, int ranks, double limit,
@@ -122,32 +154,7 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
     m.round_slices = plan.k * plan.p_batch;
     plan.estimate = estimate_memory(m);
     if (plan.estimate.total() > limit) {
-        std::string fits;
-        if (fit > 0) {
-            fits = "at most " + std::to_string(fit) + " slices per batch fit (--batch-slices " + std::to_string(fit) +
-                   ")";
-        } else {
-            MemoryPlan stored = m;
-            stored.scatter_transpose = false;
-            const int need = min_data_ranks(stored, limit);
-            fits = "not even one slice per batch fits with " + std::to_string(plan.p_data) + " data rank(s); " +
-                   (m.scatter_transpose ? "without --transpose scatter, " : "") +
-                   (need > 0 ? "use at least " + std::to_string(need) + " data ranks (mpiexec -n " +
-                                   std::to_string(need) + " ... --data-ranks " + std::to_string(need) + ")"
-                             : std::string("no number of data ranks fits"));
-            MemoryPlan scatter = m;
-            scatter.scatter_transpose = true;
-            scatter.p_data = 1;
-            if (!m.scatter_transpose && m.kernel == Kernel::tiled_ell && estimate_memory(scatter).total() <= limit)
-                fits += "; or one rank with --transpose scatter (A alone)";
-        }
-        plan.does_not_fit =
-                     "estimated " + format_bytes(plan.estimate.total()) + " per rank (A and A^T " +
-                         format_bytes(plan.estimate.matrices) + ", build peak " + format_bytes(plan.estimate.build_peak) +
-                         ", vectors for " + std::to_string(plan.k) + " slices " + format_bytes(plan.estimate.vectors) +
-                         ", rank 0 " + format_bytes(plan.estimate.rank0) + ") exceeds the memory limit " +
-                         format_bytes(limit) + ": " + fits +
-                         "; more data ranks or smaller tiles (--block-rows) also reduce it";
+        plan.does_not_fit = explain_does_not_fit(m, plan, fit, limit);
         if (!o.dry_run) TESSEL_THROW(OutOfMemoryBudget, plan.does_not_fit);
     }
     return plan;
