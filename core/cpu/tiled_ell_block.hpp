@@ -94,7 +94,7 @@ inline void widen_halves(const std::uint16_t* h, V* out, int n) {
 #if defined(__AVX512F__)
     if constexpr (std::is_same_v<V, float>) {
         for (int i = 0; i < n; i += 16)
-            _mm512_store_ps(out + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i))));
+            _mm512_store_ps(out + i, _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i))));
         return;
     }
 #elif defined(__F16C__)

@@ -58,19 +58,31 @@ void pack_block_rows(const TiledEll<V, I>& a, size_type b, DenseView<const V> in
 /// One warp's slots [m0, m1) of a stage added into `buf`, lane by lane in runs of 16 slots
 /// (their 3 KiB of indices and values stay in L1 while the 32 lanes pass): a lane is one row
 /// (in xct one ray), whose entries are distinct columns, so consecutive additions never wait
-/// for each other (slot by slot, neighbouring rows often hit the same column).
+/// for each other (slot by slot, neighbouring rows often hit the same column). Half values are
+/// widened a run at a time (vector conversions, not one per entry).
 template <int R, bool Half, typename V, typename I>
 void scatter_warp(const TiledEll<V, I>& a, size_type m0, size_type m1, const V* x, V* buf) {
     constexpr size_type run = 16;
-    for (size_type r0 = m0; r0 < m1; r0 += run)
+    alignas(64) V widened[Half ? run * 32 : 1];
+    for (size_type r0 = m0; r0 < m1; r0 += run) {
+        const size_type r1 = std::min(m1, r0 + run);
+        // The run's values: in place, or widened into `widened` (entry e at e - r0·32).
+        const V* values;
+        if constexpr (Half) {
+            detail::widen_halves(a.half_values.data() + r0 * 32, widened, int((r1 - r0) * 32));
+            values = widened;
+        } else {
+            values = a.values.data() + r0 * 32;
+        }
         for (int lane = 0; lane < 32; ++lane) {
-        const V* xl = x + lane * R;
-        for (size_type m = r0; m < std::min(m1, r0 + run); ++m) {
-            const size_type e = m * 32 + size_type(lane);
-            const V v = detail::stored_value<Half, V>(detail::stored_values<Half>(a), e);
-            V* t = buf + size_type(a.index[e]) * R;
+            const V* xl = x + lane * R;
+            for (size_type m = r0; m < r1; ++m) {
+                const size_type e = m * 32 + size_type(lane);
+                const V v = values[e - r0 * 32];
+                V* t = buf + size_type(a.index[e]) * R;
 #pragma omp simd
-            for (int k = 0; k < R; ++k) t[k] += v * xl[k];
+                for (int k = 0; k < R; ++k) t[k] += v * xl[k];
+            }
         }
     }
 }
