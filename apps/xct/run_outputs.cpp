@@ -229,10 +229,21 @@ void open_outputs(RunContext<V>& c, size_type first_round) {
         s.n = c.g().n;
         s.first_slice = c.info.first_slice;
         s.keep_volume = o.keep_volume;
-        if (o.checkpoint_every > 0 || o.resume) s.store = FinishedSlices::path_for(c.checkpoint_path);
+        if (o.checkpoint_every > 0 || o.resume) {
+            // With --output the partial volume file keeps the finished slices; else a store.
+            s.output_in_store = !o.output.empty();
+            s.store.path = s.output_in_store ? FinishedSlices::partial_path_for(o.output)
+                                             : FinishedSlices::path_for(c.checkpoint_path);
+            s.store.dataset = s.output_in_store ? volume_dataset : FinishedSlices::own_dataset;
+        }
         if (c.info.phantom) s.phantom = [&info = c.info](size_type slice) { return phantom_images(info, slice, 1); };
         c.sink = std::make_unique<VolumeSink>(std::move(s));
-        if (o.resume) c.sink->resume(first_round * c.width());
+        SliceStore recorded;
+        if (o.resume) {
+            recorded = c.resumed->slices;
+            if (recorded.path.empty()) recorded.path = FinishedSlices::path_for(c.checkpoint_path);
+        }
+        c.sink->start(first_round * c.width(), o.resume ? &recorded : nullptr);
     });
 }
 
