@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "apps/xct/exchange_writer.hpp"
 #include "apps/xct/output.hpp"
@@ -232,8 +233,10 @@ void open_outputs(RunContext<V>& c, size_type first_round) {
         if (o.checkpoint_every > 0 || o.resume) {
             // With --output the partial volume file keeps the finished slices; else a store.
             s.output_in_store = !o.output.empty();
-            s.store.path = s.output_in_store ? FinishedSlices::partial_path_for(o.output)
-                                             : FinishedSlices::path_for(c.checkpoint_path);
+            // The partial file's path is recorded absolute: a resume from another folder finds it.
+            s.store.path = s.output_in_store
+                               ? std::filesystem::absolute(FinishedSlices::partial_path_for(o.output)).string()
+                               : FinishedSlices::path_for(c.checkpoint_path);
             s.store.dataset = s.output_in_store ? volume_dataset : FinishedSlices::own_dataset;
         }
         if (c.info.phantom) s.phantom = [&info = c.info](size_type slice) { return phantom_images(info, slice, 1); };
