@@ -525,6 +525,15 @@ void File::write_attribute(const std::string& object, const std::string& name, c
     put_attribute(id_, where(obj), obj, name, type.get(), type.get(), space.get(), value.c_str());
 }
 
+void File::remove_attribute(const std::string& object, const std::string& name) {
+    const std::string obj = normalised(object);
+    if (!writable()) TESSEL_HDF5_FAIL(where(obj), std::string("file is not open for writing"));
+    Handle handle = open_object(id_, where(obj), obj, "object");
+    const htri_t exists = H5Aexists(handle.get(), name.c_str());
+    if (exists > 0 && H5Adelete(handle.get(), name.c_str()) < 0)
+        TESSEL_HDF5_FAIL(where(obj), "cannot remove attribute '" + name + "'");
+}
+
 void File::write_attribute(const std::string& object, const std::string& name, const char* value) {
     write_attribute(object, name, std::string(value));
 }

@@ -127,6 +127,9 @@ public:
     void write_attribute(const std::string& object, const std::string& name, const std::vector<T>& values);
 
     bool has_attribute(const std::string& object, const std::string& name) const;
+    /// Removes attribute `name` of `object` when it exists (bookkeeping of a file written in
+    /// place that the finished file must not carry). Throws Hdf5Error.
+    void remove_attribute(const std::string& object, const std::string& name);
     /// A string attribute, fixed or variable length, scalar or one element. Throws
     /// InvalidInput "file:/o: attribute 'axes' not found" / "... is not a string".
     std::string read_string_attribute(const std::string& object, const std::string& name) const;

@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "apps/xct/output.hpp"
 #include "core/error.hpp"
 #include "io/hdf5_file.hpp"
 
@@ -63,6 +64,11 @@ void write_checkpoint(const std::string& path, const Checkpoint<V>& c, size_type
     f.write_attribute(g, "iteration", static_cast<std::int64_t>(c.iteration));
     f.write_attribute(g, "round_width", static_cast<std::int64_t>(c.round_width));
     f.write_attribute(g, "total_iterations", static_cast<std::int64_t>(c.total_iterations));
+    // The store next to the checkpoint is found from the checkpoint's own path (the two move
+    // together); a partial --output file by its path.
+    const bool own_store = c.slices.dataset == FinishedSlices::own_dataset;
+    f.write_attribute(g, "slices_file", own_store ? std::string() : c.slices.path);
+    f.write_attribute(g, "slices_run", c.slices.run);
     f.write_attribute(g, "precision", sizeof(V) == 8 ? "double" : "single");
     f.commit();
 }
@@ -87,6 +93,9 @@ Checkpoint<V> read_checkpoint(const std::string& path) {
     c.round_width = f.read_attribute<std::int64_t>(g, "round_width");
     c.total_iterations = static_cast<int>(f.read_attribute<std::int64_t>(g, "total_iterations"));
     c.done_histories = read_histories(f, g + "/done_history");
+    c.slices.path = f.read_string_attribute(g, "slices_file");
+    c.slices.dataset = c.slices.path.empty() ? FinishedSlices::own_dataset : volume_dataset;
+    c.slices.run = f.read_attribute<std::int64_t>(g, "slices_run");
     c.done_bnorms = f.read<double>(g + "/done_bnorm");
     c.x = f.read<V>(g + "/x");
     c.r = f.read<V>(g + "/r");

@@ -1,5 +1,6 @@
-// Checkpoints of a reconstruction in HDF5: the finished slices and the state of the round in
-// progress, in natural layout (so that any rank grid can resume), written atomically.
+// Checkpoints of a reconstruction in HDF5: the state of the round in progress, in natural
+// layout (so that any rank grid can resume), written atomically, and where the finished slices
+// are kept (finished_slices.hpp).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apps/xct/finished_slices.hpp"
 #include "core/types.hpp"
 
 namespace tessel::xct {
@@ -22,7 +24,8 @@ struct Checkpoint {
     size_type round_width = 0;   // slots per round (P_batch·K)
     int total_iterations = 0;    // iterations over all rounds so far
     // Histories of the finished slices (all rounds before `round`); the slices themselves are
-    // in the store next to the checkpoint (finished_slices.hpp).
+    // in `slices`: the partial --output file, or (path empty) the store next to the checkpoint.
+    SliceStore slices;
     std::vector<std::vector<double>> done_histories;
     std::vector<double> done_bnorms;
     // The round in progress.

@@ -71,6 +71,7 @@ void write_round_checkpoint(RunContext<V>& c, const SolverState<V>& state, size_
         out.total_iterations = c.total_iterations;
         out.done_histories = c.histories;
         out.done_bnorms = c.bnorms;
+        out.slices = c.sink->store();
         for (const auto& column : all) {
             out.gamma.push_back(column[0]);
             out.bnorm.push_back(column[1]);

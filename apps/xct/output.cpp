@@ -29,8 +29,23 @@ void VolumeFile::write_slices(size_type first, size_type count, const float* ima
 }
 
 void VolumeFile::finish(const VolumeAttributes& a, const std::vector<std::vector<double>>& histories) {
-    io::File& f = file_;
-    const size_type slices = slices_;
+    write_volume_metadata(file_, slices_, a, histories);
+    file_.commit();
+}
+
+void finish_partial_volume(io::File file, const std::string& path, size_type slices, const VolumeAttributes& a,
+                           const std::vector<std::vector<double>>& histories) {
+    write_volume_metadata(file, slices, a, histories);
+    file.flush();
+    const std::string partial = file.path();
+    { io::File closed = std::move(file); }
+    std::error_code ec;
+    std::filesystem::rename(partial, path, ec);
+    if (ec) TESSEL_INVALID_INPUT(path, 0, "cannot rename " + partial + " into place: " + ec.message());
+}
+
+void write_volume_metadata(io::File& f, size_type slices, const VolumeAttributes& a,
+                           const std::vector<std::vector<double>>& histories) {
     f.write_attribute(volume_dataset, "algorithm", a.algorithm);
     f.write_attribute(volume_dataset, "iterations", a.iterations);
     f.write_attribute(volume_dataset, "residuals", a.residuals);
@@ -52,7 +67,6 @@ void VolumeFile::finish(const VolumeAttributes& a, const std::vector<std::vector
     std::vector<std::int64_t> ids(static_cast<std::size_t>(slices));
     for (size_type s = 0; s < slices; ++s) ids[s] = a.first_slice + s;
     f.write("/exchange/slices", {slices}, ids.data());
-    f.commit();
 }
 
 void write_volume(const std::string& path, const std::vector<float>& volume, size_type slices, size_type n,

@@ -45,6 +45,17 @@ private:
     size_type slices_, n_;
 };
 
+/// The attributes of /exchange/recon and the datasets /exchange/residuals and /exchange/slices
+/// (described at write_volume below). Throws Hdf5Error.
+void write_volume_metadata(io::File& file, size_type slices, const VolumeAttributes& attributes,
+                           const std::vector<std::vector<double>>& histories);
+
+/// Finishes a volume written in place (a checkpointed run's OUTPUT.partial, whose
+/// /exchange/recon holds every slice): its attributes and datasets, then the rename onto
+/// `path`. Throws Hdf5Error, InvalidInput "out.h5: cannot rename out.h5.partial into place: ...".
+void finish_partial_volume(io::File file, const std::string& path, size_type slices,
+                           const VolumeAttributes& attributes, const std::vector<std::vector<double>>& histories);
+
 /// Writes `volume` (slices x n x n float32, slice-major, row iy of an image is y index iy) to
 /// /exchange/recon with the attributes above, the per-slice residual histories to
 /// /exchange/residuals (slices x length, padded with each slice's last value) and the

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 
 #include "apps/xct/exchange_writer.hpp"
 #include "apps/xct/output.hpp"
@@ -229,10 +230,23 @@ void open_outputs(RunContext<V>& c, size_type first_round) {
         s.n = c.g().n;
         s.first_slice = c.info.first_slice;
         s.keep_volume = o.keep_volume;
-        if (o.checkpoint_every > 0 || o.resume) s.store = FinishedSlices::path_for(c.checkpoint_path);
+        if (o.checkpoint_every > 0 || o.resume) {
+            // With --output the partial volume file keeps the finished slices; else a store.
+            s.output_in_store = !o.output.empty();
+            // The partial file's path is recorded absolute: a resume from another folder finds it.
+            s.store.path = s.output_in_store
+                               ? std::filesystem::absolute(FinishedSlices::partial_path_for(o.output)).string()
+                               : FinishedSlices::path_for(c.checkpoint_path);
+            s.store.dataset = s.output_in_store ? volume_dataset : FinishedSlices::own_dataset;
+        }
         if (c.info.phantom) s.phantom = [&info = c.info](size_type slice) { return phantom_images(info, slice, 1); };
         c.sink = std::make_unique<VolumeSink>(std::move(s));
-        if (o.resume) c.sink->resume(first_round * c.width());
+        SliceStore recorded;
+        if (o.resume) {
+            recorded = c.resumed->slices;
+            if (recorded.path.empty()) recorded.path = FinishedSlices::path_for(c.checkpoint_path);
+        }
+        c.sink->start(first_round * c.width(), o.resume ? &recorded : nullptr);
     });
 }
 

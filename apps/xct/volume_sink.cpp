@@ -18,25 +18,41 @@ VolumeSink::VolumeSink(VolumeSinkSetup setup) : s_(std::move(setup)) {
         }
         if (previews_.empty()) previews_.push_back(s_.slices / 2);
     }
-    if (!s_.output.empty()) file_.emplace(s_.output, s_.slices, s_.n);
+    if (!s_.output.empty() && !s_.output_in_store) file_.emplace(s_.output, s_.slices, s_.n);
     if (s_.keep_volume) volume_.reserve(static_cast<std::size_t>(s_.slices * s_.n * s_.n));
 }
 
-void VolumeSink::resume(size_type needed) {
-    if (needed == 0) return;  // stopped in the first round: nothing finished, a new store
-    store_.emplace(FinishedSlices::open(s_.store, s_.slices, s_.n, needed));
-    // One slice at a time: a resumed run holds no more than a fresh one.
+void VolumeSink::create_store() {
+    if (s_.store.empty()) return;
+    SliceStore where = s_.store;
+    where.run = FinishedSlices::new_run_id();
+    store_.emplace(FinishedSlices::create(where, s_.slices, s_.n));
+}
+
+void VolumeSink::start(size_type needed, const SliceStore* recorded) {
+    if (needed == 0 || recorded == nullptr) return create_store();  // nothing finished: a new store
+    FinishedSlices old = FinishedSlices::open(*recorded, s_.slices, s_.n, needed);
+    if (recorded->path == s_.store.path && recorded->dataset == s_.store.dataset) {
+        // This run's own store: continued in place; the other outputs get its slices again.
+        store_.emplace(std::move(old));
+        for (size_type s = 0; s < needed; ++s) {
+            const std::vector<float> image = store_->read(s, 1);
+            write_outputs(s, 1, image.data());
+        }
+        return;
+    }
+    // Another store (the killed run had another --output, or none): copied, one slice at a time
+    // so that a resumed run holds no more than a fresh one.
+    create_store();
     for (size_type s = 0; s < needed; ++s) {
-        const std::vector<float> image = store_->read(s, 1);
-        write_outputs(s, 1, image.data());
+        const std::vector<float> image = old.read(s, 1);
+        add(s, 1, image.data());
     }
 }
 
 void VolumeSink::add(size_type first, size_type count, const float* images) {
     write_outputs(first, count, images);
-    if (s_.store.empty()) return;
-    if (!store_) store_.emplace(FinishedSlices::create(s_.store, s_.slices, s_.n));
-    store_->append(first, count, images);
+    if (store_) store_->append(first, count, images);
 }
 
 void VolumeSink::write_outputs(size_type first, size_type count, const float* images) {
@@ -59,6 +75,10 @@ void VolumeSink::write_outputs(size_type first, size_type count, const float* im
 
 void VolumeSink::finish(const VolumeAttributes& attributes, const std::vector<std::vector<double>>& histories) {
     if (file_) file_->finish(attributes, histories);
+    if (s_.output_in_store && store_) {
+        finish_partial_volume(std::move(*store_).release(), s_.output, s_.slices, attributes, histories);
+        store_.reset();
+    }
 }
 
 }  // namespace tessel::xct

@@ -89,6 +89,33 @@ TEST_CASE("hdf5 hyperslabs read and write boxes", "[io][hdf5]") {
           where + ": hyperslab of rank 2 for a dataset of rank 3");
 }
 
+TEST_CASE("hdf5 files written in place are reopened for update and lose their bookkeeping", "[io][hdf5]") {
+    TempDir dir;
+    const std::string path = dir.file("partial.h5");
+    std::vector<float> values(2 * 3 * 3);
+    std::iota(values.begin(), values.end(), 1.0f);
+    {
+        auto file = File::create_in_place(path);
+        file.create_dataset<float>("/d", {2, 3, 3}, {{1, 3, 3}, 0, false});
+        file.write_slab<float>("/d", {{0, 0, 0}, {1, 3, 3}}, values.data());
+        file.write_attribute("/d", "done", std::int64_t{1});
+        file.flush();
+    }  // closed unfinished: the file stays (a stopped run)
+    {
+        auto file = File::open_for_update(path);
+        CHECK(file.writable());
+        CHECK(file.read_attribute<std::int64_t>("/d", "done") == 1);
+        file.write_slab<float>("/d", {{1, 0, 0}, {1, 3, 3}}, values.data() + 9);
+        file.remove_attribute("/d", "done");
+        file.remove_attribute("/d", "never-there");
+    }
+    const auto file = File::open(path);
+    CHECK(file.read<float>("/d") == values);
+    CHECK_FALSE(file.has_attribute("/d", "done"));
+    CHECK(invalid_input([&] { File::open_for_update(dir.file("absent.h5")); }) ==
+          dir.file("absent.h5") + ": cannot open: no such file");
+}
+
 TEST_CASE("hdf5 compressed datasets are smaller and read back exactly", "[io][hdf5]") {
     TempDir dir;
     std::vector<std::int32_t> zeros(64 * 64 * 16, 0);
