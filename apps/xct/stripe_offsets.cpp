@@ -86,10 +86,8 @@ void remove_one(V* sino, size_type rows, size_type cols, double threshold) {
 template <typename V>
 void remove_stripe_offsets(std::span<V> sinograms, size_type num_slices, size_type num_theta, size_type num_rho,
                            double threshold) {
-    TESSEL_ENSURE_DIMS(static_cast<size_type>(sinograms.size()) >= num_slices * num_theta * num_rho,
-                       "remove_stripe_offsets: " + std::to_string(sinograms.size()) + " values for " +
-                           std::to_string(num_slices) + " x " + std::to_string(num_theta) + " x " +
-                           std::to_string(num_rho));
+    check_sinogram_stack("remove_stripe_offsets", static_cast<size_type>(sinograms.size()), num_slices, num_theta,
+                         num_rho);
     if (!(threshold > 0) || !std::isfinite(threshold))
         TESSEL_INVALID_INPUT("stripe-threshold", 0, "'" + std::to_string(threshold) + "' is not a number above 0");
     if (num_theta == 0 || num_rho < 3) return;

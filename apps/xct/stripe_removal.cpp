@@ -46,13 +46,18 @@ void remove_one(V* sino, size_type rows, size_type cols, size_type half) {
 
 }  // namespace
 
+void check_sinogram_stack(const char* who, size_type values, size_type num_slices, size_type num_theta,
+                          size_type num_rho) {
+    TESSEL_ENSURE_DIMS(values >= num_slices * num_theta * num_rho,
+                       std::string(who) + ": " + std::to_string(values) + " values for " + std::to_string(num_slices) +
+                           " x " + std::to_string(num_theta) + " x " + std::to_string(num_rho));
+}
+
 template <typename V>
 void remove_stripes_sorting(std::span<V> sinograms, size_type num_slices, size_type num_theta, size_type num_rho,
                             size_type size) {
-    TESSEL_ENSURE_DIMS(static_cast<size_type>(sinograms.size()) >= num_slices * num_theta * num_rho,
-                       "remove_stripes_sorting: " + std::to_string(sinograms.size()) + " values for " +
-                           std::to_string(num_slices) + " x " + std::to_string(num_theta) + " x " +
-                           std::to_string(num_rho));
+    check_sinogram_stack("remove_stripes_sorting", static_cast<size_type>(sinograms.size()), num_slices, num_theta,
+                         num_rho);
     if (size != 0 && size < 3)
         TESSEL_INVALID_INPUT("stripe-size", 0, "median window " + std::to_string(size) + " is below 3");
     // An odd window no wider than the detector; automatic: 1% of the channels, at least 5

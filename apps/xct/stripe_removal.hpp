@@ -37,6 +37,10 @@ template <typename ValueType>
 void remove_stripes_sorting(std::span<ValueType> sinograms, size_type num_slices, size_type num_theta,
                             size_type num_rho, size_type size = 0);
 
+/// Throws DimensionMismatch "WHO: 10 values for 1 x 4 x 4" when a stack of sinograms is short.
+void check_sinogram_stack(const char* who, size_type values, size_type num_slices, size_type num_theta,
+                          size_type num_rho);
+
 /// In place on `num_slices` sinograms (slice-major) by channel offsets (see above); `threshold`
 /// in robust standard deviations of the offsets (default 9). OpenMP over slices.
 /// Throws DimensionMismatch, InvalidInput (threshold not above 0).
