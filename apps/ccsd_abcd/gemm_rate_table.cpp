@@ -47,35 +47,46 @@ std::pair<std::size_t, double> locate(const std::vector<size_type>& sizes, size_
     return {hi - 1, (std::log2(double(x)) - l0) / (l1 - l0)};
 }
 
+// Each thread's operands: A, B and C regions of a 24 MiB pool, allocated and filled once for
+// the whole calibration (touching fresh pages for every shape cost more than the GEMMs on a VM).
+template <typename T>
+struct OperandPool {
+    static constexpr double bytes = 24.0 * 1024 * 1024;
+    std::size_t elements = 0;  ///< per operand: the pool, or the largest operand if larger
+    std::vector<T> a, b, c;
+
+    void make() {
+        const std::size_t n = elements;
+        a.resize(n);
+        b.resize(n);
+        c.assign(n, T(0));
+        fill_tile(3, Operand::a, 0, size_type(n), 0, 1, a.data());
+        fill_tile(3, Operand::b, 0, size_type(n), 0, 1, b.data());
+    }
+};
+
 // One shape, per core while every thread of the process runs the same shape at once (as the
 // executor's tasks do: cores that share a physical core, caches or memory bandwidth slow each
 // other, most for the largest GEMMs). The executor's GEMMs read A and B tiles that other GEMMs
-// have not just touched, so each thread's operands cycle through a pool larger than the caches
-// close to the core (a hot loop on one set of operands would overstate small tiles). Timed in
-// each thread's CPU time; the rate is the mean over the threads, best of three rounds.
+// have not just touched, so each thread's operands cycle through sets spread over its pool
+// (a hot loop on one set of operands would overstate small tiles). Timed in each thread's CPU
+// time; the rate is the mean over the threads, best of three rounds.
 template <typename T>
-double time_shape(size_type m, size_type n, size_type k, double seconds) {
-    constexpr double pool_bytes = 24.0 * 1024 * 1024;
+double time_shape(std::vector<OperandPool<T>>& pools, size_type m, size_type n, size_type k, double seconds) {
     const double set_bytes = double(m * k + k * n + m * n) * sizeof(T);
-    const std::size_t sets = static_cast<std::size_t>(std::clamp(pool_bytes / set_bytes, 1.0, 4096.0));
+    const std::size_t sets = static_cast<std::size_t>(std::clamp(OperandPool<T>::bytes / set_bytes, 1.0, 4096.0));
+    const auto mk = static_cast<std::size_t>(m * k), kn = static_cast<std::size_t>(k * n), mn = static_cast<std::size_t>(m * n);
     const double flops = 2.0 * double(m) * double(n) * double(k);
-    const int threads = std::max(1, omp_get_max_threads());
+    const int threads = static_cast<int>(pools.size());
     std::vector<double> best(static_cast<std::size_t>(threads), 0.0);
 #pragma omp parallel num_threads(threads)
     {
-        struct Set {
-            std::vector<T> a, b, c;
+        OperandPool<T>& pool = pools[static_cast<std::size_t>(omp_get_thread_num())];
+        if (pool.a.empty()) pool.make();  // first touch by the thread that uses it
+        auto call = [&](std::size_t s) {
+            cpu::gemm(m, n, k, T(1), pool.a.data() + s * mk, m, pool.b.data() + s * kn, k, T(1), pool.c.data() + s * mn, m);
         };
-        std::vector<Set> pool(sets);
-        for (auto& x : pool) {
-            x.a.resize(static_cast<std::size_t>(m * k));
-            x.b.resize(static_cast<std::size_t>(k * n));
-            x.c.assign(static_cast<std::size_t>(m * n), T(0));
-            fill_tile(3, Operand::a, 0, m, 0, k, x.a.data());
-            fill_tile(3, Operand::b, 0, k, 0, n, x.b.data());
-        }
-        auto call = [&](Set& x) { cpu::gemm(m, n, k, T(1), x.a.data(), m, x.b.data(), k, T(1), x.c.data(), m); };
-        call(pool[0]);  // warm-up
+        call(0);  // warm-up
         double& mine = best[static_cast<std::size_t>(omp_get_thread_num())];
         for (int round = 0; round < 3; ++round) {
 #pragma omp barrier
@@ -83,7 +94,7 @@ double time_shape(size_type m, size_type n, size_type k, double seconds) {
             long calls = 0;
             double used = 0;
             do {
-                call(pool[static_cast<std::size_t>(calls) % sets]);
+                call(static_cast<std::size_t>(calls) % sets);
                 ++calls;
                 used = cpu_seconds(CLOCK_THREAD_CPUTIME_ID) - start;
             } while (used < seconds);
@@ -189,10 +200,13 @@ GemmRateTable measure(const std::vector<size_type>& sizes, double seconds) {
     t.sizes = sizes;
     t.rates.assign(sizes.size() * sizes.size() * sizes.size(), 0.0);
     cpu::BlasThreads single(1);  // as each executor task runs its GEMM
+    std::vector<OperandPool<T>> pools(static_cast<std::size_t>(std::max(1, omp_get_max_threads())));
+    const auto largest = static_cast<std::size_t>(sizes.back() * sizes.back());
+    for (auto& pool : pools) pool.elements = std::max(static_cast<std::size_t>(OperandPool<T>::bytes / sizeof(T)), largest);
     for (std::size_t im = 0; im < sizes.size(); ++im)
         for (std::size_t in = 0; in < sizes.size(); ++in)
             for (std::size_t ik = 0; ik < sizes.size(); ++ik)
-                t.at(im, in, ik) = time_shape<T>(sizes[im], sizes[in], sizes[ik], seconds);
+                t.at(im, in, ik) = time_shape<T>(pools, sizes[im], sizes[in], sizes[ik], seconds);
     monotone_envelope(t);
     t.fill_seconds_per_value = measure_fill<T>();
     measure_overheads<T>(t);
@@ -232,7 +246,13 @@ double GemmRateTable::rate(size_type m, size_type n, size_type k) const {
                 if (w == 0) continue;
                 log_rate += w * std::log(at(std::min(im + dm, last), std::min(in + dn, last), std::min(ik + dk, last)));
             }
-    return std::exp(log_rate);
+    // Below the smallest measured size a call costs what one of that size costs (its time is
+    // the call's fixed cost), so the rate falls with the size.
+    const double smallest = double(sizes.front());
+    double below = 1;
+    for (size_type x : {m, n, k})
+        if (double(x) < smallest) below *= double(x) / smallest;
+    return std::exp(log_rate) * below;
 }
 
 double GemmRateTable::gemm_seconds(size_type m, size_type n, size_type k) const {
@@ -261,7 +281,9 @@ std::string machine_key(bool double_precision) {
            (double_precision ? "double" : "float");
 }
 
-std::vector<size_type> default_rate_table_sizes() { return {8, 16, 32, 64, 128, 256, 512, 1024}; }
+// From 1: molecular tiles of a few orbitals (1-7 functions per tile at small cluster sizes)
+// are common, and their GEMMs run far below the 8 x 8 x 8 rate.
+std::vector<size_type> default_rate_table_sizes() { return {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}; }
 
 GemmRateTable measure_gemm_rate_table(bool double_precision, const std::vector<size_type>& sizes, double seconds) {
     return double_precision ? measure<double>(sizes, seconds) : measure<float>(sizes, seconds);
@@ -311,7 +333,7 @@ GemmRateTable machine_rate_table(bool double_precision, bool recalibrate, std::s
     if (!recalibrate && std::filesystem::exists(path)) {
         try {
             GemmRateTable t = read_rate_table(path);
-            if (t.machine == key) {
+            if (t.machine == key && t.sizes == default_rate_table_sizes()) {  // else an older table: measured again
                 if (note) *note = "cached in " + path;
                 return t;
             }

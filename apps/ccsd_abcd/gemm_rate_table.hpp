@@ -20,8 +20,8 @@ struct GemmRateTable {
     double tile_overhead_seconds = 0;  ///< per tile of B and of C the executor makes (buffers, zeroing)
     double fill_seconds_per_value = 0; ///< making one value of a B tile (and zeroing C)
 
-    /// The rate of an m x n x k GEMM: trilinear in log2 of the sizes between measured shapes,
-    /// the nearest measured size outside their range (large tiles run at the largest's rate).
+    /// The rate of an m x n x k GEMM: trilinear in log2 of the sizes between measured shapes;
+    /// above the largest size its rate, below the smallest one the time of a call at that size.
     double rate(size_type m, size_type n, size_type k) const;
     /// 2·m·n·k / rate(m, n, k): the modelled seconds of one call on one core.
     double gemm_seconds(size_type m, size_type n, size_type k) const;
@@ -46,7 +46,7 @@ std::string machine_key(bool double_precision);
 GemmRateTable measure_gemm_rate_table(bool double_precision, const std::vector<size_type>& sizes,
                                       double seconds_per_shape = 0.004);
 
-/// The sizes measured by default: 8, 16, ..., 1024.
+/// The sizes measured by default: 1, 2, 4, ..., 1024.
 std::vector<size_type> default_rate_table_sizes();
 
 /// Where this machine's table is cached: $TESSEL_CACHE_DIR, else $XDG_CACHE_HOME/tessel, else
@@ -58,7 +58,7 @@ std::string rate_table_json(const GemmRateTable& table);
 GemmRateTable read_rate_table(const std::string& path);
 
 /// The cached table of this machine, measured (and cached) when there is none, when the cache
-/// is for another machine or unreadable, or when `recalibrate`. `note` says which.
+/// is for another machine, of other sizes (an older version) or unreadable, or when `recalibrate`. `note` says which.
 GemmRateTable machine_rate_table(bool double_precision, bool recalibrate, std::string* note = nullptr);
 
 }  // namespace tessel::abcd

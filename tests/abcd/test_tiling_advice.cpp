@@ -75,7 +75,10 @@ TEST_CASE("rates are interpolated in log2 of the sizes and clamped outside the t
     CHECK(t.rate(64, 8, 8) == Approx(2e9));
     CHECK(t.rate(16, 16, 16) == Approx(2e9));  // a third of the way in each of three dimensions
     CHECK(t.rate(16, 8, 8) == Approx(std::pow(2.0, 1.0 / 3) * 1e9));
-    CHECK(t.rate(2, 3, 1) == Approx(1e9));
+    // Below the smallest size (8) a call costs what an 8 x 8 x 8 one costs.
+    CHECK(t.rate(2, 3, 1) == Approx(1e9 * (2.0 / 8) * (3.0 / 8) * (1.0 / 8)));
+    CHECK(t.gemm_seconds(2, 3, 1) == Approx(t.gemm_seconds(8, 8, 8)));
+    CHECK(t.gemm_seconds(4, 64, 64) == Approx(t.gemm_seconds(8, 64, 64)));
     CHECK(t.rate(5000, 64, 100) == Approx(8e9));
     CHECK(t.gemm_seconds(64, 64, 64) == Approx(2.0 * 64 * 64 * 64 / 8e9));
 }
