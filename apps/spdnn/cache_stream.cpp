@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "apps/spdnn/cache.hpp"
+#include "apps/spdnn/tiled_cache.hpp"
 #include "core/error.hpp"
 
 namespace tessel::spdnn {
@@ -36,9 +37,14 @@ std::uint64_t ChecksumStream::value(std::uint64_t seed) const {
 }
 
 NetworkCacheWriter::NetworkCacheWriter(const std::string& path, size_type neurons,
-                                       const std::vector<size_type>& layer_nnz, std::string signature)
+                                       const std::vector<size_type>& layer_nnz, std::string signature,
+                                       std::optional<WeightLayout> tiled)
     : file_(io::File::create(path)), neurons_(neurons), offsets_(layer_nnz.size() + 1, 0),
       signature_(std::move(signature)) {
+    if (tiled) {
+        check_tiled_ell_config(tiled->ell);
+        tiled_.emplace(*tiled);
+    }
     const size_type layers = static_cast<size_type>(layer_nnz.size());
     if (neurons < 1 || layers < 1) TESSEL_INVALID_INPUT(path, 0, "a network cache needs N >= 1 and L >= 1");
     for (size_type k = 0; k < layers; ++k) {
@@ -68,6 +74,8 @@ void NetworkCacheWriter::write_layer(size_type k, const Layer& w) {
     row_ptr_sum_.add(rp.data(), rp.size() * sizeof(std::int64_t));
     col_sum_.add(w.col_idx().data(), w.col_idx().size() * sizeof(Index));
     val_sum_.add(w.values().data(), w.values().size() * sizeof(Value));
+    // In order: the converter keeps layer k's output order for layer k + 1's inputs.
+    if (tiled_) write_tiled_layer(file_, k, tiled_->convert(k, w));
     ++next_;
 }
 
@@ -80,6 +88,7 @@ void NetworkCacheWriter::commit() {
     h = row_ptr_sum_.value(h);
     h = col_sum_.value(h);
     h = val_sum_.value(h);
+    if (tiled_) write_tiled_header(file_, neurons_, layers, tiled_->layout());
     write_network_cache_header(file_, neurons_, layers, h, signature_);
     file_.commit();
 }

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "apps/spdnn/layer_weights.hpp"
 #include "apps/spdnn/network.hpp"
 #include "io/hdf5_file.hpp"
 
@@ -27,12 +29,14 @@ private:
 
 /// Writes a network cache (the same file as write_network_cache) layer by layer, in order.
 /// The nonzeros of every layer are given up front (they size the datasets). The file
-/// appears at `path` on commit(), with the checksum of the whole arrays.
+/// appears at `path` on commit(), with the checksum of the whole arrays. With `tiled`, every
+/// layer is also converted as the kernels take it and stored under /tiled (tiled_cache.hpp),
+/// still one layer in memory.
 class NetworkCacheWriter {
 public:
     /// Throws Hdf5Error when the file cannot be created, InvalidInput for bad sizes.
     NetworkCacheWriter(const std::string& path, size_type neurons, const std::vector<size_type>& layer_nnz,
-                       std::string signature);
+                       std::string signature, std::optional<WeightLayout> tiled = std::nullopt);
     /// Layer k (0-based) must be the next one and have layer_nnz[k] nonzeros.
     void write_layer(size_type k, const Layer& w);
     /// After all layers: checksum and attributes, then the rename onto `path`.
@@ -45,6 +49,7 @@ private:
     std::string signature_;
     size_type next_ = 0;
     ChecksumStream row_ptr_sum_, col_sum_, val_sum_;
+    std::optional<LayerConverter> tiled_;
 };
 
 /// The shape of the network in a cache file (N, L, edges = the layers' nonzeros; `bias` is

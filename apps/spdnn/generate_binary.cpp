@@ -23,7 +23,7 @@ BinaryProblemFiles binary_problem_files(const std::string& out_dir, size_type ne
 }
 
 void write_generated_network_cache(const BinaryProblemFiles& files, size_type neurons, size_type layers,
-                                   std::uint64_t seed) {
+                                   std::uint64_t seed, std::optional<WeightLayout> tiled) {
     if (layers < 1) TESSEL_INVALID_INPUT("--layers", 0, "must be positive");
     const size_type period = radix_net_period(neurons);  // checks N
     std::error_code ec;
@@ -31,7 +31,7 @@ void write_generated_network_cache(const BinaryProblemFiles& files, size_type ne
     if (ec) TESSEL_INVALID_INPUT(files.layer_dir, 0, "cannot create directory: " + ec.message());
     // Every RadiX-Net layer has 32 nonzeros per row.
     NetworkCacheWriter writer(files.network_cache, neurons, std::vector<size_type>(layers, 32 * neurons),
-                              generated_signature);
+                              generated_signature, tiled);
     std::vector<Index> perm;
     for (size_type k = 0; k < layers; ++k) {
         if (k % period == 0) perm = radix_net_permutation(neurons, k / period, seed);

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
+#include "apps/spdnn/layer_weights.hpp"
 #include "apps/spdnn/network.hpp"
 
 namespace tessel::spdnn {
@@ -21,9 +23,11 @@ BinaryProblemFiles binary_problem_files(const std::string& out_dir, size_type ne
 
 /// The network of generate_network(neurons, layers, bias, seed), written layer by layer into
 /// files.network_cache (at most one layer in memory; the permutation of one block of layers).
-/// Throws InvalidInput (bad N, folder not writable), Hdf5Error.
+/// With `tiled`, each layer is also stored converted with that layout (tiled_cache.hpp), so
+/// that streaming from disk only reads. Throws InvalidInput (bad N, folder not writable),
+/// Hdf5Error.
 void write_generated_network_cache(const BinaryProblemFiles& files, size_type neurons, size_type layers,
-                                   std::uint64_t seed);
+                                   std::uint64_t seed, std::optional<WeightLayout> tiled = std::nullopt);
 
 /// The images into files.images_cache (as the images cache of the default image count).
 void write_generated_images_cache(const BinaryProblemFiles& files, const Images& images);

@@ -8,10 +8,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 
 #include "apps/spdnn/cache.hpp"
 #include "apps/spdnn/generate_binary.hpp"
 #include "apps/spdnn/generator.hpp"
+#include "apps/spdnn/layer_weights.hpp"
 #include "apps/spdnn/reference_inference.hpp"
 #include "apps/spdnn/reference_streamed.hpp"
 #include "core/app/memory_check.hpp"
@@ -63,12 +65,18 @@ void generate_text(const GenerateArgs& a, Value bias) {
 // reference reading the layers back from the file.
 void generate_binary(const GenerateArgs& a, Value bias) {
     const auto files = binary_problem_files(a.out, a.neurons, a.layers);
+    std::optional<WeightLayout> tiled;
+    if (a.tiled) tiled = weight_layout(a.neurons, a.block_rows, parse_reorder(a.reorder));
     Timer t;
-    write_generated_network_cache(files, a.neurons, a.layers, a.seed);
+    write_generated_network_cache(files, a.neurons, a.layers, a.seed, tiled);
     const size_type edges = 32 * a.neurons * a.layers;
-    std::printf("wrote N = %lld, L = %lld (RadiX-Net, %lld edges) layer by layer to %s (%.2f s)\n",
+    std::printf("wrote N = %lld, L = %lld (RadiX-Net, %lld edges) layer by layer to %s (%.2f s)%s\n",
                 static_cast<long long>(a.neurons), static_cast<long long>(a.layers), static_cast<long long>(edges),
-                files.network_cache.c_str(), t.seconds());
+                files.network_cache.c_str(), t.seconds(),
+                tiled ? (", with the layers in tiled ELL (block rows " + std::to_string(tiled->ell.block_rows) +
+                         (tiled->reorder ? ", rows reordered for locality)" : ")"))
+                            .c_str()
+                      : "");
     t.restart();
     auto images = generate_images(a.neurons, a.images, a.seed);
     write_generated_images_cache(files, images);

@@ -17,6 +17,11 @@ struct GenerateArgs {
     bool no_categories = false;
     /// Write the binary caches (network layer by layer) instead of the text files.
     bool binary = false;
+    /// With binary: also store every layer as the kernels take it (tiled ELL), converted with
+    /// these options (infer's --block-rows and --reorder must match to read them).
+    bool tiled = true;
+    size_type block_rows = 256;
+    std::string reorder = "auto";
     int threads = 0;
 };
 

@@ -19,6 +19,7 @@
 #include "apps/spdnn/reference_inference.hpp"
 #include "apps/spdnn/reference_streamed.hpp"
 #include "apps/spdnn/report.hpp"
+#include "apps/spdnn/tiled_cache.hpp"
 #include "core/app/byte_size.hpp"
 #include "core/app/run_mpi_app.hpp"
 #include "core/error.hpp"
@@ -34,6 +35,8 @@ struct Inputs {
     NetworkShape shape;
     Network network;         // empty when streaming from disk
     std::string disk_cache;  // the cache the layers stream from (--stream-source disk)
+    WeightLayout layout;     // how the kernels take the layers
+    StoredTiled stored;      // streaming from disk: whether the cache's tiled layers are read
     Images images;
     std::string images_path;
     std::vector<std::int64_t> truth;
@@ -61,6 +64,8 @@ Value bias_of(const InferArgs& a) {
 }
 
 bool streams_from_disk(const InferArgs& a) { return a.stream_weights && a.stream_source == "disk"; }
+
+WeightLayout layout_of(const InferArgs& a) { return weight_layout(a.neurons, a.block_rows, parse_reorder(a.reorder)); }
 
 // Ranks on this node: they share its memory.
 int ranks_on_node(MPI_Comm comm) {
@@ -110,6 +115,7 @@ Inputs read_inputs(const InferArgs& a, MPI_Comm comm, Value bias, PhaseTimes& se
     cache.enabled = !a.no_cache;
     cache.dir = a.cache_dir;
     Inputs in;
+    in.layout = layout_of(a);
     Timer t;
     in.images_path = a.images.empty() ? paths.images : a.images;
     in.images = app::root_first(
@@ -122,6 +128,7 @@ Inputs read_inputs(const InferArgs& a, MPI_Comm comm, Value bias, PhaseTimes& se
             return prepare_network_cache(paths.layer_dir, a.neurons, a.layers, bias, cache, &in.net_report);
         });
         in.shape = read_network_cache_shape(in.disk_cache, a.neurons, a.layers, bias);
+        in.stored = probe_stored_tiled(in.disk_cache, a.neurons, a.layers, in.layout);
         in.estimate = check_memory(a, in.images, in.shape.edges, node_ranks);
     } else {
         std::string cached = generated_network_cache(paths.layer_dir, a.neurons, a.layers);
@@ -149,15 +156,16 @@ void print_inputs(const InferArgs& a, const Inputs& in, const PhaseTimes& setup,
     };
     cache_line(in.disk_cache.empty() ? "network" : "network shape", in.net_report, setup.get("read_network"));
     cache_line("images", in.img_report, setup.get("read_images"));
+    if (!in.disk_cache.empty() && !in.stored.usable)
+        std::printf("note: converting each layer while streaming: %s\n", in.stored.why_not.c_str());
     if (!(in.shape.bias <= 0) && !a.no_compaction)
         std::printf("note: bias %g > 0 revives all-zero rows; compaction is off\n", double(in.shape.bias));
 }
 
-// Weights as tiled ELL: all now (not timed as inference), or streamed layer by layer.
+// Weights as tiled ELL: all now (not timed as inference), or streamed layer by layer (from
+// disk: the stored tiled layers read as they are, or the CSR layers read and converted).
 std::unique_ptr<LayerWeights> prepare_weights(const InferArgs& a, Inputs& in) {
-    const int reorder = a.reorder == "auto" ? -1 : a.reorder == "on" ? 1 : a.reorder == "off" ? 0 : -2;
-    if (reorder == -2) TESSEL_INVALID_INPUT("--reorder", 0, "'" + a.reorder + "' is not auto, on or off");
-    const auto ell = weight_layout(a.neurons, a.block_rows, reorder);
+    const auto& ell = in.layout;
     if (!a.stream_weights) return resident_weights(in.network, ell);
     if (in.disk_cache.empty()) {
         const Network& network = in.network;
@@ -165,8 +173,16 @@ std::unique_ptr<LayerWeights> prepare_weights(const InferArgs& a, Inputs& in) {
                                 "streamed from host memory");
     }
     const std::string file = in.disk_cache;
+    if (in.stored.usable) {
+        // One open file for the reading thread, which alone uses it.
+        auto h5 = std::make_shared<io::File>(io::File::open(file));
+        const size_type n = a.neurons;
+        return streamed_prepared_weights(
+            a.layers, [h5, n, ell](size_type k) { return read_tiled_layer(*h5, k, n, ell); }, ell,
+            "streamed from disk, stored tiled ELL (" + file + ")");
+    }
     return streamed_weights(a.layers, [file](size_type k) { return read_cached_layer(file, k); }, ell,
-                            "streamed from disk (" + file + ")");
+                            "streamed from disk, converted while streaming (" + file + ")");
 }
 
 InferenceOptions inference_options(const InferArgs& a, MPI_Comm comm, int ranks) {
@@ -290,6 +306,8 @@ void write_metrics(const InferArgs& a, const Inputs& in, const Runs& runs, const
     j["estimated_bytes_per_rank"] = in.estimate.per_rank();
     j["cache"] = {{"network", {{"path", in.net_report.path}, {"hit", in.net_report.hit}, {"note", in.net_report.note}}},
                   {"images", {{"path", in.img_report.path}, {"hit", in.img_report.hit}, {"note", in.img_report.note}}}};
+    if (!in.disk_cache.empty())
+        j["stored_tiled"] = {{"used", in.stored.usable}, {"why_not", in.stored.why_not}};
     if (!a.check.empty())
         j["check"] = {{"file", a.check}, {"ok", check.ok()}, {"missing", check.missing}, {"extra", check.extra}};
     if (ref.ran) j["reference"] = {{"equal", ref.ok}, {"images", ref.images}};

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <condition_variable>
 #include <exception>
+#include <memory>
 #include <numeric>
 #include <mutex>
 #include <thread>
@@ -22,6 +23,13 @@ WeightLayout weight_layout(size_type neurons, size_type block_rows, int reorder)
     layout.ell.buffer_entries = std::clamp<size_type>(neurons, 1, 65536);
     layout.reorder = reorder < 0 ? neurons * 32 * size_type(sizeof(Value)) > (size_type(256) << 10) : reorder != 0;
     return layout;
+}
+
+int parse_reorder(const std::string& value) {
+    if (value == "auto") return -1;
+    if (value == "on") return 1;
+    if (value == "off") return 0;
+    TESSEL_INVALID_INPUT("--reorder", 0, "'" + value + "' is not auto, on or off");
 }
 
 TiledEllConfig layer_ell_config(size_type neurons, size_type block_rows) {
@@ -80,6 +88,31 @@ PreparedLayer prepare_layer(const Layer& w, const TiledEllConfig& config, std::v
     return out;
 }
 
+LayerConverter::LayerConverter(WeightLayout layout, std::function<Layer(size_type)> source)
+    : layout_(layout), source_(std::move(source)) {}
+
+PreparedLayer LayerConverter::operator()(size_type k) {
+    TESSEL_ENSURE_DIMS(static_cast<bool>(source_), "LayerConverter: no source of layers");
+    return convert(k, source_(k));
+}
+
+PreparedLayer LayerConverter::convert(size_type k, const Layer& w) {
+    if (!layout_.reorder) return prepare_layer(w, layout_.ell);
+    if (k == 0) {
+        previous_order_.clear();
+    } else if (previous_layer_ != k - 1) {
+        if (!source_)
+            TESSEL_INVALID_INPUT("layer " + std::to_string(k + 1), 0,
+                                 "converted out of order without a source for layer " + std::to_string(k));
+        previous_order_ = locality_order(source_(k - 1));
+    }
+    auto order = locality_order(w);
+    auto layer = prepare_layer(w, layout_.ell, order, previous_order_);
+    previous_order_ = std::move(order);
+    previous_layer_ = k;
+    return layer;
+}
+
 namespace {
 
 size_type ell_bytes(const PreparedLayer& layer) {
@@ -134,10 +167,9 @@ private:
 
 class Streamed final : public LayerWeights {
 public:
-    Streamed(size_type layers, std::function<Layer(size_type)> source, const WeightLayout& layout,
+    Streamed(size_type layers, std::function<PreparedLayer(size_type)> prepare, const WeightLayout& layout,
              std::string description)
-        : layers_(layers), source_(std::move(source)), layout_(layout),
-          description_(with_layout(std::move(description), layout)) {
+        : layers_(layers), prepare_(std::move(prepare)), description_(with_layout(std::move(description), layout)) {
         TESSEL_ENSURE_DIMS(layers >= 1, "streamed weights: no layers");
         worker_ = std::thread([this] { run(); });
         {
@@ -218,7 +250,7 @@ private:
                 if (k < 0) continue;  // already loaded by an earlier queue entry
             }
             try {
-                auto ell = prepare(k);
+                auto ell = prepare_(k);
                 std::lock_guard<std::mutex> lock(mutex_);
                 if (slot_[s].pending == k) {
                     slot_[s].ell = std::move(ell);
@@ -233,27 +265,8 @@ private:
         }
     }
 
-    // Runs on the worker thread only.
-    PreparedLayer prepare(size_type k) {
-        if (!layout_.reorder) return prepare_layer(source_(k), layout_.ell);
-        if (k == 0) {
-            previous_order_.clear();
-        } else if (previous_layer_ != k - 1) {
-            previous_order_ = locality_order(source_(k - 1));
-        }
-        const Layer w = source_(k);
-        auto order = locality_order(w);
-        auto layer = prepare_layer(w, layout_.ell, order, previous_order_);
-        previous_order_ = std::move(order);
-        previous_layer_ = k;
-        return layer;
-    }
-
     size_type layers_;
-    std::function<Layer(size_type)> source_;
-    WeightLayout layout_;
-    std::vector<Index> previous_order_;  // the order of layer previous_layer_
-    size_type previous_layer_ = -1;
+    std::function<PreparedLayer(size_type)> prepare_;  // called on the worker thread only
     std::string description_;
     Slot slot_[2];
     int current_ = -1;  // the slot the caller is using
@@ -274,7 +287,16 @@ std::unique_ptr<LayerWeights> resident_weights(const Network& network, const Wei
 
 std::unique_ptr<LayerWeights> streamed_weights(size_type layers, std::function<Layer(size_type)> source,
                                                const WeightLayout& layout, std::string description) {
-    return std::make_unique<Streamed>(layers, std::move(source), layout, std::move(description));
+    // The converter keeps layer k - 1's order between calls: it lives in the worker's function.
+    auto converter = std::make_shared<LayerConverter>(layout, std::move(source));
+    return std::make_unique<Streamed>(
+        layers, [converter](size_type k) { return (*converter)(k); }, layout, std::move(description));
+}
+
+std::unique_ptr<LayerWeights> streamed_prepared_weights(size_type layers,
+                                                        std::function<PreparedLayer(size_type)> prepare,
+                                                        const WeightLayout& layout, std::string description) {
+    return std::make_unique<Streamed>(layers, std::move(prepare), layout, std::move(description));
 }
 
 }  // namespace tessel::spdnn

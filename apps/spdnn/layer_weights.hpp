@@ -27,6 +27,9 @@ struct WeightLayout {
 /// exceeds 256 KiB, i.e. N >= 4096, where gathers from the whole tile leave the L2 cache.
 WeightLayout weight_layout(size_type neurons, size_type block_rows = 256, int reorder = -1);
 
+/// --reorder's value: "auto" -1, "on" 1, "off" 0. Throws InvalidInput for anything else.
+int parse_reorder(const std::string& value);
+
 /// The old name kept for the configuration alone: weight_layout(neurons, block_rows, 0).ell.
 TiledEllConfig layer_ell_config(size_type neurons, size_type block_rows = 256);
 
@@ -49,6 +52,26 @@ struct PreparedLayer {
 PreparedLayer prepare_layer(const Layer& w, const TiledEllConfig& config, std::vector<Index> order = {},
                             const std::vector<Index>& input_order = {});
 
+/// Converts the layers of a network in order (0, 1, ...), as streaming and the generator's
+/// stored tiled layers do: with reordering, layer k's inputs follow layer k - 1's output order,
+/// which the converter keeps from the previous call or, out of order, gets by reading layer
+/// k - 1 again with `source` (then required).
+class LayerConverter {
+public:
+    explicit LayerConverter(WeightLayout layout, std::function<Layer(size_type)> source = {});
+    /// Layer k read by source(k) and converted.
+    PreparedLayer operator()(size_type k);
+    /// Layer k, W_k given. Throws InvalidInput when layer k - 1's order is needed and unknown.
+    PreparedLayer convert(size_type k, const Layer& w);
+    const WeightLayout& layout() const { return layout_; }
+
+private:
+    WeightLayout layout_;
+    std::function<Layer(size_type)> source_;
+    std::vector<Index> previous_order_;  // the order of layer previous_layer_
+    size_type previous_layer_ = -1;
+};
+
 /// Hands out the layers one by one. get(k) may block until layer k is ready; a caller uses
 /// the layers in order (0, 1, ..., L-1, then 0 again for the next batch of images).
 class LayerWeights {
@@ -57,7 +80,8 @@ public:
     virtual size_type layers() const = 0;
     /// Layer k (0-based), valid until get(k + 2) (streamed) or for ever (resident).
     virtual const PreparedLayer& get(size_type k) = 0;
-    /// "resident", "streamed from host", "streamed from disk (file)"; "+ reordered rows".
+    /// "resident", "streamed from host memory", "streamed from disk, stored tiled ELL (file)" or
+    /// "streamed from disk, converted while streaming (file)"; ", rows reordered for locality".
     virtual std::string description() const = 0;
     /// Seconds the caller spent waiting in get() for layers that were not ready.
     virtual double wait_seconds() const { return 0.0; }
@@ -77,5 +101,12 @@ std::unique_ptr<LayerWeights> resident_weights(const Network& network, const Wei
 /// thread are rethrown by get().
 std::unique_ptr<LayerWeights> streamed_weights(size_type layers, std::function<Layer(size_type)> source,
                                                const WeightLayout& layout, std::string description);
+
+/// The same double buffering with layers that need no conversion: prepare(k) hands out layer k
+/// as the kernels take it (read from the stored tiled ELL of the cache). `layout` is what the
+/// layers were made with (for the description). prepare runs on the background thread only.
+std::unique_ptr<LayerWeights> streamed_prepared_weights(size_type layers,
+                                                        std::function<PreparedLayer(size_type)> prepare,
+                                                        const WeightLayout& layout, std::string description);
 
 }  // namespace tessel::spdnn

@@ -83,6 +83,12 @@ void add_generate_options(CLI::App& cmd, GenerateArgs& ga) {
     cmd.add_flag("--no-categories", ga.no_categories, "skip the reference inference for the categories file");
     cmd.add_flag("--binary", ga.binary,
                  "write the binary caches instead of the text files, the network one layer at a time");
+    cmd.add_flag("!--no-tiled", ga.tiled,
+                 "with --binary: do not store the layers converted to tiled ELL (streaming from disk then converts)");
+    cmd.add_option("--block-rows", ga.block_rows, "with --binary: rows per tiled ELL block of the stored layers")
+        ->capture_default_str();
+    cmd.add_option("--reorder", ga.reorder, "with --binary: the stored layers' row order (auto, on, off), as infer's")
+        ->capture_default_str();
     cmd.add_option("--threads", ga.threads, "OpenMP threads");
 }
 

@@ -1,13 +1,16 @@
 #!/bin/sh
 # Out-of-core inference: streaming weights from disk holds two layers, not the network.
 # usage: streaming_peak.sh TESSEL_SPDNN WORK_DIR
+# The generator stores every layer in tiled ELL too, so the streamed run reads those stored
+# layers (no conversion); the check below makes sure it did.
 # A generated network of L = 192 layers (N = 4096, written layer by layer to the binary
-# cache, about 200 MiB of CSR) runs with --stream-source disk under --max-rss = the
-# process's own baseline (the same run on a 2-layer network) + a quarter of the network's
-# bytes: the limit is far below the whole network, far above two layers (about 2 MiB of CSR
-# each, a few MiB of tiled ELL and activations). The same run with resident weights must
-# exceed that limit, so the check can fail and the peak measure does see the layers; with
-# the limit as the node's free memory, resident weights are refused up front.
+# cache, about 200 MiB of CSR + 160 MiB of stored tiled ELL) runs with --stream-source disk
+# under --max-rss = the process's own baseline (the same run on a 2-layer network) + a
+# quarter of the cache file's bytes: the limit is far below the whole network, far above two
+# layers (about 2 MiB of CSR or tiled ELL each, and the activations). The same run with
+# resident weights must exceed that limit, so the check can fail and the peak measure does
+# see the layers; with the limit as the node's free memory, resident weights are refused up
+# front.
 set -eu
 bin=$1
 work=$2
@@ -48,6 +51,8 @@ echo "resident with $free B free: $(cat "$work/refused.out")"
 TESSEL_AVAILABLE_MEMORY=$free run $big --stream-weights --stream-source disk --metrics "$work/disk.json" \
   --max-rss "$limit"
 echo "streamed from disk: peak $(peak "$work/disk.json") B (within the limit)"
+grep -q '"streamed from disk, stored tiled ELL' "$work/disk.json" || {
+  echo "streaming_peak: the streamed run did not read the stored tiled layers" >&2; exit 1; }
 
 if run $big --metrics "$work/resident.json" --max-rss "$limit" > "$work/resident.out" 2>&1; then
   echo "streaming_peak: resident weights stayed within $limit B: the peak measure does not see the layers" >&2
