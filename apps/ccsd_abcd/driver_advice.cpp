@@ -1,5 +1,6 @@
 #include "apps/ccsd_abcd/driver_advice.hpp"
 
+#include <malloc.h>
 #include <omp.h>
 
 #include <algorithm>
@@ -22,8 +23,8 @@ namespace tessel::abcd::driver {
 
 namespace {
 
-// The executor's wall time on `p` over every rank (max), as the run times it; an executor
-// error aborts the job as there.
+// The executor's wall time on `p` over every rank (max), as a run of the app times it (from
+// memory not touched before); an executor error aborts the job as there.
 template <typename T>
 double measure_executor(const Problem& p, const InspectorOptions& io, Backend backend, MPI_Comm comm) {
     const int rank = rank_of(comm), ranks = size_of(comm);
@@ -46,7 +47,9 @@ double measure_executor(const Problem& p, const InspectorOptions& io, Backend ba
     MPI_Barrier(comm);
     double seconds = t.seconds();
     MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+    // Memory given back to the system: the next run touches fresh pages, as a new process does.
     tile_memory::trim();
+    malloc_trim(0);
     return seconds;
 }
 

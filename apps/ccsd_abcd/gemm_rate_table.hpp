@@ -12,13 +12,19 @@
 
 namespace tessel::abcd {
 
+/// 2: the first-touch cost of B and C (version 1 tables lack it).
+inline constexpr int rate_table_version = 2;
+
 struct GemmRateTable {
     std::string machine;               ///< the key: host, CPU model, BLAS library, precision
     std::vector<size_type> sizes;      ///< measured sizes per dimension, ascending (>= 1)
     std::vector<double> rates;         ///< FLOP/s of one core, [m][n][k] over `sizes`
     double gemm_overhead_seconds = 0;  ///< per tile GEMM in the executor beyond the GEMM call
     double tile_overhead_seconds = 0;  ///< per tile of B and of C the executor makes (buffers, zeroing)
-    double fill_seconds_per_value = 0; ///< making one value of a B tile (and zeroing C)
+    double fill_seconds_per_value = 0; ///< computing one value of a B tile
+    /// Writing one value to memory not touched before (page faults): B's and C's values each run.
+    double first_touch_seconds_per_value = 0;
+    int version = rate_table_version;  ///< older versions are measured again
 
     /// The rate of an m x n x k GEMM: trilinear in log2 of the sizes between measured shapes;
     /// above the largest size its rate, below the smallest one the time of a call at that size.

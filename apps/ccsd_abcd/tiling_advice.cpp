@@ -54,7 +54,9 @@ TilingPrediction predict_tiling(const Problem& p, const GemmRateTable& table, in
     const double b_area = bs.area(p.k_tiling, p.n_tiling);
     r.overhead_seconds = double(r.gemms) * table.gemm_overhead_seconds +
                          double(r.b_tiles + r.c_tiles) * table.tile_overhead_seconds;
-    r.fill_seconds = b_area * table.fill_seconds_per_value;
+    // Every run makes B and C in memory it has not touched yet (one block per process; later
+    // blocks would reuse the first one's memory).
+    r.fill_seconds = b_area * table.fill_seconds_per_value + (b_area + c_area) * table.first_touch_seconds_per_value;
     r.predicted_seconds = (r.gemm_seconds + r.overhead_seconds + r.fill_seconds) / double(workers);
     r.memory_bytes = (as.area(p.m_tiling, p.k_tiling) + b_area + c_area) * double(value_bytes(p.precision));
     return r;

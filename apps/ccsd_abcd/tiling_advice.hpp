@@ -1,7 +1,8 @@
 // Tile-size advice (issue 17): the executor time of a candidate tiling predicted from its exact
 // tile GEMMs (the shapes of the block-sparse product, as the inspector counts them), the GEMM
 // rate of each tile shape on this machine (gemm_rate_table.hpp), the executor's overhead per
-// GEMM and the cost of making B's values; the candidates side by side and the fastest one.
+// GEMM, the cost of making B's values and of first touching B and C; the candidates side by
+// side and the fastest one.
 #pragma once
 
 #include <string>
@@ -22,7 +23,7 @@ struct TilingPrediction {
     size_type gemms = 0;
     double gemm_seconds = 0;    ///< Σ 2 m n k / rate(m, n, k), core-seconds
     double overhead_seconds = 0;  ///< GEMMs and tiles of B and C x their overheads, core-seconds
-    double fill_seconds = 0;    ///< B's values made on demand, core-seconds
+    double fill_seconds = 0;    ///< B's values made on demand, B and C first touched, core-seconds
     double predicted_seconds = 0;  ///< (gemm + overhead + fill) / workers
     double memory_bytes = 0;    ///< A, B and C stored whole (element areas x value size)
     double measured_seconds = -1;  ///< executor time when measured (< 0: not run)

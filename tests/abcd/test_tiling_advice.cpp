@@ -31,12 +31,13 @@ GemmRateTable doubling_table() {
     return t;
 }
 
-GemmRateTable flat_table(double rate, double overhead, double fill) {
+GemmRateTable flat_table(double rate, double overhead, double fill, double first_touch = 0) {
     GemmRateTable t;
     t.sizes = {1};
     t.rates = {rate};
     t.gemm_overhead_seconds = overhead;
     t.fill_seconds_per_value = fill;
+    t.first_touch_seconds_per_value = first_touch;
     return t;
 }
 
@@ -96,8 +97,13 @@ TEST_CASE("the prediction sums the inspector's exact GEMMs, the overhead and the
     CHECK(r.flops == flops);
     CHECK(r.gemms == 5);
     const double b_area = 40 * 50 + 60 * 50 + 60 * 70;
+    const double c_area = 30 * 50 + 30 * 70 + 10 * 50 + 10 * 70;
     CHECK(r.predicted_seconds == Approx((flops / 2e9 + 5 * 1e-6 + b_area * 1e-9) / 2));
-    CHECK(r.memory_bytes == Approx(8.0 * ((30 * 40 + 30 * 60 + 10 * 60) + b_area + (30 * 50 + 30 * 70 + 10 * 50 + 10 * 70))));
+    CHECK(r.memory_bytes == Approx(8.0 * ((30 * 40 + 30 * 60 + 10 * 60) + b_area + c_area)));
+    // Every value of B and C is written to memory not touched before.
+    const TilingPrediction fresh = predict_tiling(p, flat_table(2e9, 1e-6, 1e-9, 3e-8), 2, "x", 1);
+    CHECK(fresh.fill_seconds == Approx(b_area * 1e-9 + (b_area + c_area) * 3e-8));
+    CHECK(fresh.predicted_seconds - r.predicted_seconds == Approx((b_area + c_area) * 3e-8 / 2));
     CHECK_THROWS_WITH(predict_tiling(p, t, 0), Catch::Contains("--advise-tiles: workers must be at least 1"));
 }
 
@@ -153,6 +159,7 @@ TEST_CASE("rate tables are written and read back; a bad file is named", "[abcd][
     GemmRateTable t = doubling_table();
     t.gemm_overhead_seconds = 2e-7;
     t.fill_seconds_per_value = 3e-9;
+    t.first_touch_seconds_per_value = 4e-8;
     const std::string path = "abcd-rate-table-test.json";
     {
         std::ofstream(path) << rate_table_json(t);
@@ -162,6 +169,17 @@ TEST_CASE("rate tables are written and read back; a bad file is named", "[abcd][
     CHECK(r.sizes == t.sizes);
     CHECK(r.rates == t.rates);
     CHECK(r.gemm_overhead_seconds == t.gemm_overhead_seconds);
+    CHECK(r.first_touch_seconds_per_value == t.first_touch_seconds_per_value);
+    CHECK(r.version == rate_table_version);
+    {
+        // A table written before the first-touch cost: version 1, measured again when cached.
+        std::ofstream(path) << "{\"format\": \"tessel-abcd gemm rates\", \"machine\": \"m\", \"sizes\": [8], "
+                               "\"rates_flops_per_second\": [1e9], \"gemm_overhead_seconds\": 0, "
+                               "\"fill_seconds_per_value\": 0}";
+    }
+    const GemmRateTable old = read_rate_table(path);
+    CHECK(old.version == 1);
+    CHECK(old.first_touch_seconds_per_value == 0);
     {
         std::ofstream(path) << "{\"format\": \"tessel-abcd gemm rates\", \"machine\": \"m\", \"sizes\": [8, 4], "
                                "\"rates_flops_per_second\": [1,1,1,1,1,1,1,1], \"gemm_overhead_seconds\": 0, "
@@ -184,4 +202,21 @@ TEST_CASE("candidates the model cannot tell apart: the one with the fewest GEMMs
     CHECK(recommend_tiling(c, 0.10) == 1);
     CHECK(recommend_tiling(c) == 0);  // the app's rule: the fastest predicted
     CHECK(recommend_tiling(c, 0.25) == 2);
+}
+
+TEST_CASE("a measured table: positive rates, the first-touch cost, and its file read back", "[abcd][advice]") {
+    const GemmRateTable t = measure_gemm_rate_table(true, {1, 8}, 0.0005);
+    REQUIRE_NOTHROW(t.validate("measured"));
+    CHECK(t.version == rate_table_version);
+    CHECK(t.rate(8, 8, 8) > t.rate(1, 1, 1));
+    // Writing a page for the first time costs the kernel a page fault: far more than the value.
+    CHECK(t.first_touch_seconds_per_value > 0);
+    const std::string path = "abcd-rate-table-measured.json";
+    {
+        std::ofstream(path) << rate_table_json(t);
+    }
+    const GemmRateTable r = read_rate_table(path);
+    CHECK(r.rates == t.rates);
+    CHECK(r.first_touch_seconds_per_value == t.first_touch_seconds_per_value);
+    std::remove(path.c_str());
 }
