@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <new>
+#include <vector>
 
 namespace tessel {
 
@@ -47,5 +48,35 @@ struct AlignedAllocator {
     template <typename U>
     bool operator==(const AlignedAllocator<U>&) const noexcept { return true; }
 };
+
+/// The bulk arrays of sparse formats: large ones huge-page aligned and advised as in
+/// AlignedAllocator (the faults of first touching a matrix of gigabytes fall from one per 4 KiB
+/// to one per 2 MiB), small ones from plain operator new (the kernels read them unaligned).
+template <typename T>
+struct LargeArrayAllocator {
+    using value_type = T;
+
+    LargeArrayAllocator() noexcept = default;
+    template <typename U>
+    LargeArrayAllocator(const LargeArrayAllocator<U>&) noexcept {}
+
+    T* allocate(std::size_t n) {
+        if (n * sizeof(T) < detail::huge_page_threshold) return static_cast<T*>(::operator new(n * sizeof(T)));
+        return AlignedAllocator<T>().allocate(n);
+    }
+    void deallocate(T* p, std::size_t n) noexcept {
+        if (n * sizeof(T) < detail::huge_page_threshold)
+            ::operator delete(p);
+        else
+            AlignedAllocator<T>().deallocate(p, n);
+    }
+
+    template <typename U>
+    bool operator==(const LargeArrayAllocator<U>&) const noexcept { return true; }
+};
+
+/// A vector of a sparse format's bulk (LargeArrayAllocator).
+template <typename T>
+using LargeArray = std::vector<T, LargeArrayAllocator<T>>;
 
 }  // namespace tessel

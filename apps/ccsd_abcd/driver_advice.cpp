@@ -84,6 +84,8 @@ std::size_t advise_tiling(const Args& a, std::vector<TilingCandidate>& candidate
         }
     if (say) {
         std::printf("tiling advice: GEMM rates per tile shape %s; %d worker(s) (ranks x threads)\n", note.c_str(), workers);
+        if (backend == Backend::cuda)  // no cuBLAS rate table yet (docs/abcd.md, limits)
+            std::printf("tiling advice: the model is the cpu executor's; the cuda executor's times are not modelled\n");
         std::fputs(advice_table(predictions, static_cast<std::size_t>(recommended)).c_str(), stdout);
         std::fflush(stdout);
     }

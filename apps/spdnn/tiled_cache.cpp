@@ -18,13 +18,13 @@ namespace {
 
 constexpr size_type warp = TiledEll<Value, Index>::warp_size;
 
-template <typename T>
-std::uint64_t chain(const std::vector<T>& v, std::uint64_t h) {
+template <typename T, typename A>
+std::uint64_t chain(const std::vector<T, A>& v, std::uint64_t h) {
     return checksum(v.data(), v.size() * sizeof(T), h);
 }
 
-template <typename T>
-void put(io::File& file, const std::string& name, const std::vector<T>& v) {
+template <typename T, typename A>
+void put(io::File& file, const std::string& name, const std::vector<T, A>& v) {
     const auto n = static_cast<size_type>(v.size());
     file.create_dataset<T>(name, {n});
     if (n > 0) file.write_slab<T>(name, {{0}, {n}}, v.data());
@@ -60,6 +60,12 @@ public:
     template <typename T>
     std::vector<T> read(const std::string& name, size_type expected) const {
         return length(name, expected) == 0 ? std::vector<T>() : file_.read<T>(group_ + "/" + name);
+    }
+    // read into the tiled ELL's own (huge-page) arrays.
+    template <typename T>
+    void read_into(const std::string& name, size_type expected, LargeArray<T>& out) const {
+        out.resize(static_cast<std::size_t>(length(name, expected)));
+        if (!out.empty()) file_.read_slab_into<T>(group_ + "/" + name, {{0}, {expected}}, out.data());
     }
     // Offsets: start at 0, each step in [low, high].
     void offsets(const std::string& name, const std::vector<size_type>& d, size_type low, size_type high,
@@ -236,8 +242,8 @@ PreparedLayer read_tiled_layer(const io::File& file, size_type k, size_type neur
         r.fail("", "nnz " + std::to_string(nnz) + " outside 0.." + std::to_string(stored) + " (the slots)");
     t.nnz = nnz;
     t.map = r.read<Index>("map", map_entries);
-    t.index = r.read<std::uint16_t>("index", stored);
-    t.values = r.read<Value>("values", stored);
+    r.read_into<std::uint16_t>("index", stored, t.index);
+    r.read_into<Value>("values", stored, t.values);
     if (layout.reorder) p.order = r.read<Index>("order", neurons);
     if (verify_checksum && tiled_layer_checksum(p) != sum)
         r.fail("", "checksum mismatch (the layer was torn or edited)");

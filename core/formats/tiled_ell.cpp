@@ -160,10 +160,10 @@ TiledEll<V, I> tiled_ell_from_csr(const Csr<V, I>& a, const TiledEllConfig& conf
 template <typename V, typename I>
 void store_values_in_half(TiledEll<V, I>& a) {
     if (a.stores_half() || a.values.empty()) return;
-    std::vector<std::uint16_t> half(a.values.size());
+    LargeArray<std::uint16_t> half(a.values.size());
     to_half(a.values.data(), static_cast<size_type>(a.values.size()), half.data(), "tiled ELL values");
     a.half_values = std::move(half);
-    std::vector<V>().swap(a.values);
+    LargeArray<V>().swap(a.values);
 }
 
 template <typename V, typename I>

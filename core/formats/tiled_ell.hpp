@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/aligned_allocator.hpp"
 #include "core/formats/csr.hpp"
 #include "core/formats/half.hpp"
 #include "core/types.hpp"
@@ -41,9 +42,11 @@ struct TiledEll {
     std::vector<size_type> mapdispl;    // stages + 1
     std::vector<IndexType> map;         // staged input rows, per stage
     std::vector<size_type> warpdispl;   // stages * warps_per_block + 1, in slots of 32
-    std::vector<std::uint16_t> index;   // slots * 32
-    std::vector<ValueType> values;      // slots * 32 (empty when the values are half)
-    std::vector<std::uint16_t> half_values;  // slots * 32 in IEEE half, or empty
+    // The slot arrays are the matrix's bulk: huge pages (LargeArray) spare the first-touch
+    // faults of building it and the TLB misses of streaming it.
+    LargeArray<std::uint16_t> index;   // slots * 32
+    LargeArray<ValueType> values;      // slots * 32 (empty when the values are half)
+    LargeArray<std::uint16_t> half_values;  // slots * 32 in IEEE half, or empty
 
     bool stores_half() const { return !half_values.empty(); }
     /// Entry e of the slots in ValueType, whichever way it is stored.
