@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -53,25 +54,52 @@ double measure_executor(const Problem& p, const InspectorOptions& io, Backend ba
     return seconds;
 }
 
+// This machine's table for the backend (cpu, or device 0 with cuda), or the file --rate-table
+// names, which must be one for the backend.
+GemmRateTable rate_table_for(const Args& a, bool double_precision, Backend backend, std::string& note) {
+    const bool cuda = backend == Backend::cuda;
+    if (a.rate_table.empty()) return machine_rate_table(double_precision, a.calibrate, &note, cuda);
+    GemmRateTable table = read_rate_table(a.rate_table);
+    if (table.backend != (cuda ? "cuda" : "cpu"))
+        TESSEL_INVALID_INPUT(a.rate_table, 0, "is a " + table.backend + " rate table; the run's backend is " +
+                                                  (cuda ? "cuda" : "cpu"));
+    note = "from " + a.rate_table;
+    return table;
+}
+
+// The cuda model needs the inspector's blocks and chunks; a tiling that does not fit the
+// device memory budget is predicted infinite (and never recommended).
+TilingPrediction predict_cuda(const TilingCandidate& c, const GemmRateTable& table, const InspectorOptions& io) {
+    Plan plan;
+    try {
+        plan = inspect(c.problem, io);
+    } catch (const OutOfMemoryBudget&) {
+        TilingPrediction none;
+        none.label = c.label;
+        none.parameter = c.parameter;
+        none.predicted_seconds = std::numeric_limits<double>::infinity();
+        return none;
+    }
+    const int threads = std::max(1, std::min(omp_get_max_threads(), cores_allowed()));
+    return predict_tiling_cuda(c.problem, plan, table, threads, c.label, c.parameter);
+}
+
 // The candidates predicted (rank 0 holds the rate table), measured with --measure-candidates,
 // the table printed; returns the index of the recommended candidate (the same on every rank).
 template <typename T>
 std::size_t advise_tiling(const Args& a, std::vector<TilingCandidate>& candidates, const InspectorOptions& io,
                           Backend backend, MPI_Comm comm, bool say) {
     const int rank = rank_of(comm), ranks = size_of(comm);
-    const int workers = ranks * std::max(1, std::min(omp_get_max_threads(), cores_allowed()));
+    const bool cuda = backend == Backend::cuda;
+    const int workers = ranks * (cuda ? io.devices : std::max(1, std::min(omp_get_max_threads(), cores_allowed())));
     std::vector<TilingPrediction> predictions;
     std::string note;
     int recommended = collective(comm, [&] {
         if (rank != 0) return 0;
-        GemmRateTable table;
-        if (a.rate_table.empty()) {
-            table = machine_rate_table(std::is_same_v<T, double>, a.calibrate, &note);
-        } else {
-            table = read_rate_table(a.rate_table);
-            note = "from " + a.rate_table;
-        }
-        for (const auto& c : candidates) predictions.push_back(predict_tiling(c.problem, table, workers, c.label, c.parameter));
+        const GemmRateTable table = rate_table_for(a, std::is_same_v<T, double>, backend, note);
+        for (const auto& c : candidates)
+            predictions.push_back(cuda ? predict_cuda(c, table, io)
+                                       : predict_tiling(c.problem, table, workers, c.label, c.parameter));
         return static_cast<int>(recommend_tiling(predictions));
     });
     MPI_Bcast(&recommended, 1, MPI_INT, 0, comm);
@@ -83,9 +111,8 @@ std::size_t advise_tiling(const Args& a, std::vector<TilingCandidate>& candidate
             if (rank == 0) predictions[x].measured_seconds = s;
         }
     if (say) {
-        std::printf("tiling advice: GEMM rates per tile shape %s; %d worker(s) (ranks x threads)\n", note.c_str(), workers);
-        if (backend == Backend::cuda)  // no cuBLAS rate table yet (docs/abcd.md, limits)
-            std::printf("tiling advice: the model is the cpu executor's; the cuda executor's times are not modelled\n");
+        std::printf("tiling advice: %s GEMM rates per tile shape %s; %d %s\n", cuda ? "cuBLAS" : "cpu", note.c_str(), workers,
+                    cuda ? "device(s) (ranks x devices)" : "worker(s) (ranks x threads)");
         std::fputs(advice_table(predictions, static_cast<std::size_t>(recommended)).c_str(), stdout);
         std::fflush(stdout);
     }
@@ -110,7 +137,7 @@ bool apply_tiling_options(const Args& a, Problem& problem, const RunSetup& setup
         const int rank = rank_of(comm);
         std::string note;
         collective(comm, [&] {
-            if (rank == 0) machine_rate_table(std::is_same_v<T, double>, true, &note);
+            if (rank == 0) machine_rate_table(std::is_same_v<T, double>, true, &note, setup.backend == Backend::cuda);
         });
         if (say) std::printf("GEMM rate table %s\n", note.c_str());
         return false;

@@ -70,8 +70,9 @@ void add_advice_options(CLI::App& app, Args& a) {
     app.add_flag("--measure-candidates", a.measure_candidates,
                  "With --advise-tiles or --tiling auto: run the executor on every candidate and print the measured time")
         ->group(tg);
-    app.add_flag("--calibrate", a.calibrate, "Measure this machine's GEMM rate table again (cached in $TESSEL_CACHE_DIR, "
-                                             "$XDG_CACHE_HOME/tessel or ~/.cache/tessel)")
+    app.add_flag("--calibrate", a.calibrate,
+                 "Measure this machine's GEMM rate table again (with --backend cuda: cuBLAS on device 0 and the copy "
+                 "rates; cached in $TESSEL_CACHE_DIR, $XDG_CACHE_HOME/tessel or ~/.cache/tessel)")
         ->group(tg);
     app.add_flag("--verbose", a.verbose, "Per-process plan, per-rank executor lines, kernel choices");
     app.add_flag("--quiet", a.quiet, "Print nothing but errors");

@@ -16,12 +16,14 @@
 #include <functional>
 #include <sstream>
 
+#include "apps/ccsd_abcd/cuda_rates.hpp"
 #include "apps/ccsd_abcd/executor.hpp"
 #include "apps/ccsd_abcd/synthetic_generator.hpp"
 #include "apps/ccsd_abcd/tile_memory.hpp"
 #include "apps/ccsd_abcd/tile_store.hpp"
 #include "apps/ccsd_abcd/tile_source.hpp"
 #include "apps/ccsd_abcd/tile_values.hpp"
+#include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/kernels/gemm_kernels.hpp"
 #include "core/metrics.hpp"
@@ -306,16 +308,30 @@ void GemmRateTable::validate(const std::string& what) const {
                                           std::to_string(sizes.size() * sizes.size() * sizes.size()));
     for (double r : rates)
         if (!(std::isfinite(r) && r > 0)) TESSEL_INVALID_INPUT(what, 0, "the rate table holds a rate that is not positive");
-    for (double x : {gemm_overhead_seconds, tile_overhead_seconds, fill_seconds_per_value, first_touch_seconds_per_value})
+    if (backend != "cpu" && backend != "cuda")
+        TESSEL_INVALID_INPUT(what, 0, "the rate table's backend is \"" + backend + "\", not cpu or cuda");
+    for (double x : {gemm_overhead_seconds, tile_overhead_seconds, fill_seconds_per_value, first_touch_seconds_per_value,
+                     h2d_seconds_per_byte, d2h_seconds_per_byte})
         if (!(std::isfinite(x) && x >= 0))
-        TESSEL_INVALID_INPUT(what, 0, "the rate table's overheads must be finite and not negative");
+            TESSEL_INVALID_INPUT(what, 0, "the rate table's overheads must be finite and not negative");
 }
 
-std::string machine_key(bool double_precision) {
+namespace {
+std::string host_name() {
     char host[256] = {0};
     gethostname(host, sizeof host - 1);
-    return std::string(host) + " / " + cpu_model() + " / " + cpu::blas_library() + " / " +
-           (double_precision ? "double" : "float");
+    return host;
+}
+}  // namespace
+
+std::string machine_key(bool double_precision) {
+    return host_name() + " / " + cpu_model() + " / " + cpu::blas_library() + " / " + (double_precision ? "double" : "float");
+}
+
+std::string cuda_machine_key(bool double_precision) {
+    if (!cuda::device_available())
+        TESSEL_THROW(CudaError, "the cuda rate table needs a CUDA device: " + cuda::device_description());
+    return host_name() + " / cuda: " + cuda::device_description() + " / cuBLAS / " + (double_precision ? "double" : "float");
 }
 
 // From 1: molecular tiles of a few orbitals (1-7 functions per tile at small cluster sizes)
@@ -324,6 +340,22 @@ std::vector<size_type> default_rate_table_sizes() { return {1, 2, 4, 8, 16, 32, 
 
 GemmRateTable measure_gemm_rate_table(bool double_precision, const std::vector<size_type>& sizes, double seconds) {
     return double_precision ? measure<double>(sizes, seconds) : measure<float>(sizes, seconds);
+}
+
+GemmRateTable measure_cuda_gemm_rate_table(bool double_precision, const std::vector<size_type>& sizes, double seconds) {
+    GemmRateTable t;
+    t.backend = "cuda";
+    t.machine = cuda_machine_key(double_precision);
+    t.sizes = sizes;
+    CudaRates r = measure_cuda_rates(double_precision, sizes, seconds);
+    t.rates = std::move(r.rates);
+    monotone_envelope(t);
+    t.h2d_seconds_per_byte = r.h2d_seconds_per_byte;
+    t.d2h_seconds_per_byte = r.d2h_seconds_per_byte;
+    // B's values are made on the host as on cpu; into pinned staging buffers that are reused,
+    // so no first touch; the launch cost is in the rates, so no overhead per GEMM or tile.
+    t.fill_seconds_per_value = double_precision ? measure_fill<double>() : measure_fill<float>();
+    return t;
 }
 
 std::string rate_table_cache_path(const std::string& machine) {
@@ -335,6 +367,7 @@ std::string rate_table_cache_path(const std::string& machine) {
 std::string rate_table_json(const GemmRateTable& t) {
     nlohmann::json j;
     j["format"] = "tessel-abcd gemm rates";
+    j["backend"] = t.backend;
     j["machine"] = t.machine;
     j["sizes"] = t.sizes;
     j["rates_flops_per_second"] = t.rates;
@@ -342,6 +375,8 @@ std::string rate_table_json(const GemmRateTable& t) {
     j["fill_seconds_per_value"] = t.fill_seconds_per_value;
     j["tile_overhead_seconds"] = t.tile_overhead_seconds;
     j["first_touch_seconds_per_value"] = t.first_touch_seconds_per_value;
+    j["h2d_seconds_per_byte"] = t.h2d_seconds_per_byte;
+    j["d2h_seconds_per_byte"] = t.d2h_seconds_per_byte;
     j["version"] = rate_table_version;
     return j.dump(1) + "\n";
 }
@@ -353,6 +388,7 @@ GemmRateTable read_rate_table(const std::string& path) {
     try {
         const auto j = nlohmann::json::parse(in);
         if (j.value("format", "") != "tessel-abcd gemm rates") TESSEL_INVALID_INPUT(path, 0, "not a tessel-abcd rate table");
+        t.backend = j.value("backend", std::string("cpu"));
         t.machine = j.at("machine").get<std::string>();
         t.sizes = j.at("sizes").get<std::vector<size_type>>();
         t.rates = j.at("rates_flops_per_second").get<std::vector<double>>();
@@ -360,6 +396,8 @@ GemmRateTable read_rate_table(const std::string& path) {
         t.fill_seconds_per_value = j.at("fill_seconds_per_value").get<double>();
         t.tile_overhead_seconds = j.value("tile_overhead_seconds", 0.0);
         t.first_touch_seconds_per_value = j.value("first_touch_seconds_per_value", 0.0);
+        t.h2d_seconds_per_byte = j.value("h2d_seconds_per_byte", 0.0);
+        t.d2h_seconds_per_byte = j.value("d2h_seconds_per_byte", 0.0);
         t.version = j.value("version", 1);
     } catch (const nlohmann::json::exception& e) {
         TESSEL_INVALID_INPUT(path, 0, std::string("not a rate table: ") + e.what());
@@ -368,8 +406,8 @@ GemmRateTable read_rate_table(const std::string& path) {
     return t;
 }
 
-GemmRateTable machine_rate_table(bool double_precision, bool recalibrate, std::string* note) {
-    const std::string key = machine_key(double_precision);
+GemmRateTable machine_rate_table(bool double_precision, bool recalibrate, std::string* note, bool cuda) {
+    const std::string key = cuda ? cuda_machine_key(double_precision) : machine_key(double_precision);
     const std::string path = rate_table_cache_path(key);
     if (!recalibrate && std::filesystem::exists(path)) {
         try {
@@ -384,7 +422,8 @@ GemmRateTable machine_rate_table(bool double_precision, bool recalibrate, std::s
         }
     }
     Timer timer;
-    GemmRateTable t = measure_gemm_rate_table(double_precision, default_rate_table_sizes());
+    GemmRateTable t = cuda ? measure_cuda_gemm_rate_table(double_precision, default_rate_table_sizes())
+                           : measure_gemm_rate_table(double_precision, default_rate_table_sizes());
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
     std::string saved = "not cached: " + path + " cannot be written";

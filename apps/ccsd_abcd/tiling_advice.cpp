@@ -2,7 +2,9 @@
 #include "apps/ccsd_abcd/tiling_advice.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 #include <unordered_map>
 
 #include "apps/ccsd_abcd/inspector.hpp"
@@ -10,10 +12,25 @@
 
 namespace tessel::abcd {
 
-TilingPrediction predict_tiling(const Problem& p, const GemmRateTable& table, int workers, const std::string& label,
-                                size_type parameter) {
-    if (workers < 1) TESSEL_INVALID_INPUT("--advise-tiles", 0, "workers must be at least 1");
-    TilingPrediction r;
+namespace {
+
+// Tile sizes repeat: the time of each GEMM shape is interpolated once.
+class GemmTimes {
+public:
+    explicit GemmTimes(const GemmRateTable& table) : table_(table) {}
+    double operator()(size_type m, size_type n, size_type k) {
+        const std::uint64_t key = (std::uint64_t(m) << 42) ^ (std::uint64_t(n) << 21) ^ std::uint64_t(k);
+        auto it = seconds_.find(key);
+        if (it == seconds_.end()) it = seconds_.emplace(key, table_.gemm_seconds(m, n, k)).first;
+        return it->second;
+    }
+
+private:
+    const GemmRateTable& table_;
+    std::unordered_map<std::uint64_t, double> seconds_;
+};
+
+void count_tiles(const Problem& p, TilingPrediction& r, const std::string& label, size_type parameter) {
     r.label = label;
     r.parameter = parameter;
     r.tiles_m = p.m_tiling.count();
@@ -21,16 +38,73 @@ TilingPrediction predict_tiling(const Problem& p, const GemmRateTable& table, in
     r.tiles_n = p.n_tiling.count();
     r.a_tiles = p.a_shape.nnz();
     r.b_tiles = p.b_shape.nnz();
+}
+
+// One block on its device as the cuda executor runs it (cuda_executor.cpp): B made on the host
+// by `threads` threads and copied up, then chunk by chunk the GEMMs while the next chunk's A
+// tiles are copied up (the first chunk's copy is not hidden), then C copied back. Adds the
+// block's GEMM, copy and fill seconds to r and returns its wall seconds.
+double cuda_block_seconds(const Problem& p, const BlockPlan& b, const GemmRateTable& table, int threads,
+                          GemmTimes& times, TilingPrediction& r) {
     const TileShape& as = p.a_shape;
     const TileShape& bs = p.b_shape;
-    // Tile sizes repeat: the rate of each shape is interpolated once.
-    std::unordered_map<std::uint64_t, double> seconds_of;
-    auto gemm_seconds = [&](size_type m, size_type n, size_type k) {
-        const std::uint64_t key = (std::uint64_t(m) << 42) ^ (std::uint64_t(n) << 21) ^ std::uint64_t(k);
-        auto it = seconds_of.find(key);
-        if (it == seconds_of.end()) it = seconds_of.emplace(key, table.gemm_seconds(m, n, k)).first;
-        return it->second;
-    };
+    const double fill = double(b.b_bytes) / double(value_bytes(p.precision)) * table.fill_seconds_per_value / threads;
+    double copies = double(b.b_bytes) * table.h2d_seconds_per_byte + double(b.c_bytes) * table.d2h_seconds_per_byte;
+    if (!b.chunks.empty()) copies += double(b.chunks.front().bytes) * table.h2d_seconds_per_byte;
+    double gemms = 0, unhidden = 0;
+    for (std::size_t n = 0; n < b.chunks.size(); ++n) {
+        double chunk = 0;
+        for (size_type apos : b.chunks[n].a_tiles) {
+            const size_type i = as.row_of(apos), k = as.col_idx()[apos];
+            // The block's B tiles of row k: b_tiles is sorted, so they are contiguous.
+            auto lo = std::lower_bound(b.b_tiles.begin(), b.b_tiles.end(), bs.row_ptr()[k]);
+            auto hi = std::lower_bound(b.b_tiles.begin(), b.b_tiles.end(), bs.row_ptr()[k + 1]);
+            for (auto it = lo; it != hi; ++it)
+                chunk += times(p.m_tiling.size(i), p.n_tiling.size(bs.col_idx()[*it]), p.k_tiling.size(k));
+        }
+        const double next_copy = n + 1 < b.chunks.size() ? double(b.chunks[n + 1].bytes) * table.h2d_seconds_per_byte : 0;
+        gemms += chunk;
+        unhidden += std::max(0.0, next_copy - chunk);
+    }
+    r.gemm_seconds += gemms;
+    r.overhead_seconds += copies + unhidden;
+    r.fill_seconds += fill;
+    return fill + copies + gemms + unhidden;
+}
+
+}  // namespace
+
+TilingPrediction predict_tiling_cuda(const Problem& p, const Plan& plan, const GemmRateTable& table, int host_threads,
+                                     const std::string& label, size_type parameter) {
+    if (host_threads < 1) TESSEL_INVALID_INPUT("--advise-tiles", 0, "host threads must be at least 1");
+    TilingPrediction r;
+    count_tiles(p, r, label, parameter);
+    r.c_tiles = plan.product.c_shape.nnz();
+    r.flops = plan.product.flops;
+    r.gemms = plan.product.gemms;
+    GemmTimes times(table);
+    for (const auto& process : plan.processes) {
+        std::vector<double> device_seconds;
+        for (const auto& b : process.blocks) {
+            if (static_cast<std::size_t>(b.device) >= device_seconds.size()) device_seconds.resize(b.device + 1, 0.0);
+            device_seconds[b.device] += cuda_block_seconds(p, b, table, host_threads, times, r);
+        }
+        for (double s : device_seconds) r.predicted_seconds = std::max(r.predicted_seconds, s);
+    }
+    const double c_area = plan.product.c_shape.area(p.m_tiling, p.n_tiling);
+    r.memory_bytes = (p.a_shape.area(p.m_tiling, p.k_tiling) + p.b_shape.area(p.k_tiling, p.n_tiling) + c_area) *
+                     double(value_bytes(p.precision));
+    return r;
+}
+
+TilingPrediction predict_tiling(const Problem& p, const GemmRateTable& table, int workers, const std::string& label,
+                                size_type parameter) {
+    if (workers < 1) TESSEL_INVALID_INPUT("--advise-tiles", 0, "workers must be at least 1");
+    TilingPrediction r;
+    count_tiles(p, r, label, parameter);
+    const TileShape& as = p.a_shape;
+    const TileShape& bs = p.b_shape;
+    GemmTimes gemm_seconds(table);
     std::vector<char> c_seen(static_cast<std::size_t>(p.n_tiling.count()), 0);
     double c_area = 0;
     for (size_type i = 0; i < as.rows(); ++i) {
@@ -64,6 +138,8 @@ TilingPrediction predict_tiling(const Problem& p, const GemmRateTable& table, in
 
 std::size_t recommend_tiling(const std::vector<TilingPrediction>& c, double margin) {
     if (c.empty()) TESSEL_INVALID_INPUT("--advise-tiles", 0, "no candidate tiling");
+    if (std::none_of(c.begin(), c.end(), [](const TilingPrediction& x) { return std::isfinite(x.predicted_seconds); }))
+        TESSEL_INVALID_INPUT("--advise-tiles", 0, "no candidate tiling fits the memory budget");
     std::size_t fastest = 0;
     for (std::size_t x = 1; x < c.size(); ++x)
         if (c[x].predicted_seconds < c[fastest].predicted_seconds) fastest = x;
@@ -84,7 +160,8 @@ std::string advice_table(const std::vector<TilingPrediction>& c, std::size_t rec
                   measured ? "  measured s" : "");
     out += line;
     double slowest = 0;
-    for (const auto& x : c) slowest = std::max(slowest, x.predicted_seconds);
+    for (const auto& x : c)
+        if (std::isfinite(x.predicted_seconds)) slowest = std::max(slowest, x.predicted_seconds);
     for (std::size_t i = 0; i < c.size(); ++i) {
         const auto& x = c[i];
         char tiles[64], shape[64], meas[32] = "";

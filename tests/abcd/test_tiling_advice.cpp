@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 
 #include "abcd_test_util.hpp"
+#include "apps/ccsd_abcd/executor.hpp"
 #include "apps/ccsd_abcd/gemm_rate_table.hpp"
 #include "apps/ccsd_abcd/symbolic_product.hpp"
 #include "apps/ccsd_abcd/tile_merge.hpp"
@@ -219,4 +221,109 @@ TEST_CASE("a measured table: positive rates, the first-touch cost, and its file 
     CHECK(r.rates == t.rates);
     CHECK(r.first_touch_seconds_per_value == t.first_touch_seconds_per_value);
     std::remove(path.c_str());
+}
+
+namespace {
+
+GemmRateTable cuda_table(double rate, double h2d, double d2h, double fill = 0) {
+    GemmRateTable t = flat_table(rate, 0, fill);
+    t.backend = "cuda";
+    t.h2d_seconds_per_byte = h2d;
+    t.d2h_seconds_per_byte = d2h;
+    return t;
+}
+
+}  // namespace
+
+TEST_CASE("the cuda model: GEMM-bound, copy-bound, and the chunks' copies hidden behind GEMMs", "[abcd][advice]") {
+    const Problem p = small_tiles();
+    // A budget that splits A into several chunks per block (a chunk gets a quarter of it).
+    const Plan plan = inspect(p, test::one_process(size_type(16) << 10));
+    REQUIRE(plan.processes[0].chunk_count() > 2);
+    const double h2d = double(plan.total(&ProcessPlan::h2d_bytes)), d2h = double(plan.total(&ProcessPlan::d2h_bytes));
+
+    // Free copies: the GEMMs alone, at a flat rate.
+    const TilingPrediction gemm_bound = predict_tiling_cuda(p, plan, cuda_table(1e9, 0, 0), 2, "g", 1);
+    CHECK(gemm_bound.flops == plan.product.flops);
+    CHECK(gemm_bound.gemms == plan.product.gemms);
+    CHECK(gemm_bound.predicted_seconds == Approx(plan.product.flops / 1e9).epsilon(1e-9));
+    CHECK(gemm_bound.overhead_seconds == 0);
+
+    // GEMMs almost free: every byte's copy is on the path, none hidden.
+    const TilingPrediction copy_bound = predict_tiling_cuda(p, plan, cuda_table(1e30, 1e-9, 2e-9), 2);
+    CHECK(copy_bound.predicted_seconds == Approx(h2d * 1e-9 + d2h * 2e-9).epsilon(1e-6));
+
+    // Both: a chunk's copy behind the previous chunk's GEMMs costs only what they do not cover,
+    // so the time lies between the larger of the two and their sum.
+    const TilingPrediction both = predict_tiling_cuda(p, plan, cuda_table(1e9, 1e-9, 2e-9), 2);
+    const double gemms = plan.product.flops / 1e9, copies = h2d * 1e-9 + d2h * 2e-9;
+    CHECK(both.predicted_seconds >= std::max(gemms, copies) * (1 - 1e-9));
+    CHECK(both.predicted_seconds < gemms + copies);
+    CHECK(both.predicted_seconds == Approx(both.gemm_seconds + both.overhead_seconds + both.fill_seconds).epsilon(1e-9));
+
+    // B's values are made on the host by the process's threads: twice the threads, half the time.
+    const double values = p.b_shape.area(p.k_tiling, p.n_tiling);
+    const TilingPrediction one = predict_tiling_cuda(p, plan, cuda_table(1e30, 0, 0, 1e-6), 1);
+    const TilingPrediction two = predict_tiling_cuda(p, plan, cuda_table(1e30, 0, 0, 1e-6), 2);
+    CHECK(one.fill_seconds == Approx(values * 1e-6).epsilon(1e-6));
+    CHECK(two.fill_seconds == Approx(one.fill_seconds / 2).epsilon(1e-9));
+    CHECK_THROWS_WITH(predict_tiling_cuda(p, plan, cuda_table(1e9, 0, 0), 0),
+                      Catch::Contains("host threads must be at least 1"));
+}
+
+TEST_CASE("the cuda model on two processes: the busiest device is the time", "[abcd][advice]") {
+    const Problem p = small_tiles();
+    InspectorOptions io = test::one_process(size_type(1) << 30);
+    io.grid = ProcessGrid{1, 2};
+    const Plan plan = inspect(p, io);
+    const TilingPrediction r = predict_tiling_cuda(p, plan, cuda_table(1e9, 0, 0), 1);
+    double busiest = 0;
+    for (const auto& process : plan.processes) busiest = std::max(busiest, process.flops / 1e9);
+    CHECK(r.predicted_seconds == Approx(busiest).epsilon(1e-9));
+    CHECK(r.gemm_seconds == Approx(plan.product.flops / 1e9).epsilon(1e-9));
+}
+
+TEST_CASE("no candidate fits: refused; a candidate that does not fit is never recommended", "[abcd][advice]") {
+    std::vector<TilingPrediction> c(2);
+    c[0].predicted_seconds = std::numeric_limits<double>::infinity();
+    c[1].predicted_seconds = 2.0;
+    CHECK(recommend_tiling(c) == 1);
+    CHECK(advice_table(c, 1).find("recommended: ") != std::string::npos);
+    c[1].predicted_seconds = std::numeric_limits<double>::infinity();
+    CHECK_THROWS_WITH(recommend_tiling(c), Catch::Contains("no candidate tiling fits the memory budget"));
+}
+
+TEST_CASE("cuda rate tables keep their backend and copy rates; an unknown backend is named", "[abcd][advice]") {
+    const GemmRateTable t = cuda_table(5e12, 4e-11, 5e-11, 3e-9);
+    const std::string path = "abcd-rate-table-cuda.json";
+    {
+        std::ofstream(path) << rate_table_json(t);
+    }
+    const GemmRateTable r = read_rate_table(path);
+    CHECK(r.backend == "cuda");
+    CHECK(r.h2d_seconds_per_byte == t.h2d_seconds_per_byte);
+    CHECK(r.d2h_seconds_per_byte == t.d2h_seconds_per_byte);
+    {
+        std::ofstream(path) << "{\"format\": \"tessel-abcd gemm rates\", \"backend\": \"gpu\", \"machine\": \"m\", "
+                               "\"sizes\": [8], \"rates_flops_per_second\": [1e9], \"gemm_overhead_seconds\": 0, "
+                               "\"fill_seconds_per_value\": 0}";
+    }
+    CHECK_THROWS_WITH(read_rate_table(path),
+                      Catch::Contains("abcd-rate-table-cuda.json: the rate table's backend is \"gpu\", not cpu or cuda"));
+    std::remove(path.c_str());
+}
+
+TEST_CASE("a measured cuda table: cuBLAS rates and copy rates of device 0", "[abcd][advice][cuda]") {
+    if (cuda_device_count() == 0) {
+        WARN("no CUDA device (or CUDA not in this build): the cuda rate table is not measured");
+        CHECK_THROWS(measure_cuda_gemm_rate_table(true, {1, 8}, 0.0005));
+        return;
+    }
+    const GemmRateTable t = measure_cuda_gemm_rate_table(true, {1, 64}, 0.002);
+    REQUIRE_NOTHROW(t.validate("measured"));
+    CHECK(t.backend == "cuda");
+    CHECK(t.machine.find("cuBLAS") != std::string::npos);
+    CHECK(t.rate(64, 64, 64) > t.rate(1, 1, 1));
+    CHECK(t.h2d_seconds_per_byte > 0);
+    CHECK(t.d2h_seconds_per_byte > 0);
 }
