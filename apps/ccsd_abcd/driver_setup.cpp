@@ -40,6 +40,13 @@ Problem build_problem(const Args& a, MoleculeSummary* molecule) {
     TESSEL_INVALID_INPUT("--generator", 0, "'" + a.generator + "' is not synthetic or molecule");
 }
 
+// Advice for a GPU machine prepared where there is none (a login node): --advise-tiles with a
+// cuda rate table and --device-memory runs nothing on a device.
+bool advice_needs_no_device(const Args& a) {
+    return a.advise_tiles && a.tiling != "auto" && !a.measure_candidates && !a.calibrate && !a.rate_table.empty() &&
+           !a.device_memory.empty();
+}
+
 // cuda: the node's GPUs shared out among its ranks (the paper runs several per process).
 void share_out_devices(RunSetup& s, int on_node, int local_rank, MPI_Comm comm) {
     s.inspector.devices = 1;
@@ -141,7 +148,7 @@ RunSetup choose_backend_and_budget(const Args& a, const Problem& problem, MPI_Co
     RunSetup s;
     s.backend = collective(comm, [&] {
         const Backend b = choose_backend(parse_backend(a.backend), &s.backend_why);
-        if (b == Backend::cuda) require_cuda_backend();
+        if (b == Backend::cuda && !advice_needs_no_device(a)) require_cuda_backend();
         return b;
     });
     const int ranks = size_of(comm);

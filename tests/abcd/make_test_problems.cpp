@@ -65,6 +65,11 @@ int main(int argc, char** argv) {
         rates.tile_overhead_seconds = 2e-6;
         rates.fill_seconds_per_value = 1e-9;
         std::ofstream((dir / "rates.json").string()) << rate_table_json(rates);
+        // The same GEMM rates as a cuda table, with copies at 25 GB/s each way.
+        rates.backend = "cuda";
+        rates.gemm_overhead_seconds = rates.tile_overhead_seconds = 0;
+        rates.h2d_seconds_per_byte = rates.d2h_seconds_per_byte = 4e-11;
+        std::ofstream((dir / "cuda-rates.json").string()) << rate_table_json(rates);
         write_raw((dir / "bad-mismatch.h5").string(), {10}, {4, 6}, {5, 5}, {3}, 10, 10, 3);
         write_raw((dir / "bad-cover.h5").string(), {6, 3}, {10}, {10}, {3}, 10, 10, 3);
         write_raw((dir / "bad-zero.h5").string(), {10}, {10}, {10}, {0, 3}, 10, 10, 3);
