@@ -27,10 +27,15 @@ void run_row_major(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c
     // ownership (as the CSR kernels do). Not when beta reads C.
     const bool stream = !ep.reads_output() && !slot_order &&
                         detail::use_streaming_stores(c.data, c.rows, c.ld * size_type(sizeof(V)), R * size_type(sizeof(V)));
+    // A thread takes consecutive blocks until they cover 64 KiB of C: one block at a time
+    // interleaved the threads' rows of B and C in pieces of a few KiB at small k, which the
+    // hardware prefetchers follow worse; large blocks are still handed out one by one.
+    const size_type block_bytes = a.config.block_rows * R * size_type(sizeof(V));
+    const size_type run = std::max<size_type>(1, (size_type(64) << 10) / block_bytes);
 #pragma omp parallel
     {
         detail::BlockScratch<V> scratch;
-#pragma omp for schedule(dynamic, 1) collapse(2) nowait
+#pragma omp for schedule(dynamic, run) collapse(2) nowait
         for (size_type blk = 0; blk < a.num_blocks(); ++blk)
             for (size_type t = 0; t < tiles; ++t) {
                 const size_type k0 = t * R, width = std::min<size_type>(R, k - k0);
