@@ -69,7 +69,8 @@ GemmRateTable rate_table_for(const Args& a, bool double_precision, Backend backe
 
 // The cuda model needs the inspector's blocks and chunks; a tiling that does not fit the
 // device memory budget is predicted infinite (and never recommended).
-TilingPrediction predict_cuda(const TilingCandidate& c, const GemmRateTable& table, const InspectorOptions& io) {
+TilingPrediction predict_cuda(const TilingCandidate& c, const GemmRateTable& table, const InspectorOptions& io,
+                              int host_threads) {
     Plan plan;
     try {
         plan = inspect(c.problem, io);
@@ -80,8 +81,7 @@ TilingPrediction predict_cuda(const TilingCandidate& c, const GemmRateTable& tab
         none.predicted_seconds = std::numeric_limits<double>::infinity();
         return none;
     }
-    const int threads = std::max(1, std::min(omp_get_max_threads(), cores_allowed()));
-    return predict_tiling_cuda(c.problem, plan, table, threads, c.label, c.parameter);
+    return predict_tiling_cuda(c.problem, plan, table, host_threads, c.label, c.parameter);
 }
 
 // The candidates predicted (rank 0 holds the rate table), measured with --measure-candidates,
@@ -91,14 +91,15 @@ std::size_t advise_tiling(const Args& a, std::vector<TilingCandidate>& candidate
                           Backend backend, MPI_Comm comm, bool say) {
     const int rank = rank_of(comm), ranks = size_of(comm);
     const bool cuda = backend == Backend::cuda;
-    const int workers = ranks * (cuda ? io.devices : std::max(1, std::min(omp_get_max_threads(), cores_allowed())));
+    const int threads = std::max(1, std::min(omp_get_max_threads(), cores_allowed()));
+    const int workers = ranks * (cuda ? io.devices : threads);
     std::vector<TilingPrediction> predictions;
     std::string note;
     int recommended = collective(comm, [&] {
         if (rank != 0) return 0;
         const GemmRateTable table = rate_table_for(a, std::is_same_v<T, double>, backend, note);
         for (const auto& c : candidates)
-            predictions.push_back(cuda ? predict_cuda(c, table, io)
+            predictions.push_back(cuda ? predict_cuda(c, table, io, threads)
                                        : predict_tiling(c.problem, table, workers, c.label, c.parameter));
         return static_cast<int>(recommend_tiling(predictions));
     });

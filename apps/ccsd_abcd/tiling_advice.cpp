@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <limits>
 #include <unordered_map>
 
 #include "apps/ccsd_abcd/inspector.hpp"
@@ -38,6 +37,12 @@ void count_tiles(const Problem& p, TilingPrediction& r, const std::string& label
     r.tiles_n = p.n_tiling.count();
     r.a_tiles = p.a_shape.nnz();
     r.b_tiles = p.b_shape.nnz();
+}
+
+// A, B and C stored whole (element areas x value size): the scale of a candidate's memory.
+double whole_bytes(const Problem& p, double c_area) {
+    return (p.a_shape.area(p.m_tiling, p.k_tiling) + p.b_shape.area(p.k_tiling, p.n_tiling) + c_area) *
+           double(value_bytes(p.precision));
 }
 
 // One block on its device as the cuda executor runs it (cuda_executor.cpp): B made on the host
@@ -91,9 +96,7 @@ TilingPrediction predict_tiling_cuda(const Problem& p, const Plan& plan, const G
         }
         for (double s : device_seconds) r.predicted_seconds = std::max(r.predicted_seconds, s);
     }
-    const double c_area = plan.product.c_shape.area(p.m_tiling, p.n_tiling);
-    r.memory_bytes = (p.a_shape.area(p.m_tiling, p.k_tiling) + p.b_shape.area(p.k_tiling, p.n_tiling) + c_area) *
-                     double(value_bytes(p.precision));
+    r.memory_bytes = whole_bytes(p, plan.product.c_shape.area(p.m_tiling, p.n_tiling));
     return r;
 }
 
@@ -132,7 +135,7 @@ TilingPrediction predict_tiling(const Problem& p, const GemmRateTable& table, in
     // blocks would reuse the first one's memory).
     r.fill_seconds = b_area * table.fill_seconds_per_value + (b_area + c_area) * table.first_touch_seconds_per_value;
     r.predicted_seconds = (r.gemm_seconds + r.overhead_seconds + r.fill_seconds) / double(workers);
-    r.memory_bytes = (as.area(p.m_tiling, p.k_tiling) + b_area + c_area) * double(value_bytes(p.precision));
+    r.memory_bytes = whole_bytes(p, c_area);
     return r;
 }
 
