@@ -146,6 +146,38 @@ inline const void* stored_values(const TiledEll<V, I>& a) {
         return a.values.data();
 }
 
+/// Slots ahead of the ones being multiplied whose values and indices are prefetched. The
+/// hardware prefetchers left the slot loops waiting on A's two streams (xct's operators at
+/// K = 16: 18 % faster with 16 slots ahead; 8 and 24 within the noise of 16).
+inline constexpr size_type prefetch_slots_ahead = 16;
+
+/// Asks for the cache line at p in all cache levels. An asm statement: GCC 12 deleted
+/// __builtin_prefetch as dead code once its address depended on a clamp.
+inline void prefetch_line(const char* p) {
+#if defined(__x86_64__)
+    asm volatile("prefetcht0 %0" : : "m"(*p));
+#else
+    __builtin_prefetch(p, 0, 3);
+#endif
+}
+
+/// Prefetches the stored values and indices of Count slots from slot m, or of the last Count
+/// slots when m is past them.
+template <int Count, bool Half, typename V, typename I>
+inline void prefetch_slots(const TiledEll<V, I>& a, size_type m) {
+    constexpr size_type L = TiledEll<V, I>::warp_size;
+    constexpr int value_bytes = Half ? int(sizeof(std::uint16_t)) : int(sizeof(V));
+    const size_type last = a.stored() / L - Count;
+    if (last < 0) return;
+    m = std::min(m, last);
+    const char* v = static_cast<const char*>(stored_values<Half>(a)) + m * L * value_bytes;
+#pragma GCC unroll 32
+    for (int q = 0; q < Count * int(L) * value_bytes; q += int(cache_line)) prefetch_line(v + q);
+    const char* ix = reinterpret_cast<const char*>(a.index.data() + m * L);
+#pragma GCC unroll 32
+    for (int q = 0; q < Count * int(L) * 2; q += int(cache_line)) prefetch_line(ix + q);
+}
+
 /// The rows of stage s packed R-wide: in place when they are one contiguous run of an input
 /// that is itself packed (ld == R, all columns real), otherwise copied into scratch.stage.
 template <int R, typename V, typename I>
@@ -254,7 +286,10 @@ std::uint64_t slot_order_block(const TiledEll<V, I>& a, size_type blk, const Inp
             V* o = acc + w * L * R;
             size_type m = wd[w];
             const size_type end = wd[w + 1];
-            for (; m + 4 <= end; m += 4) four_slots<R>(vals.at(m, 4), a.index.data() + m * L, buf, o);
+            for (; m + 4 <= end; m += 4) {
+                prefetch_slots<4, Half>(a, m + prefetch_slots_ahead);
+                four_slots<R>(vals.at(m, 4), a.index.data() + m * L, buf, o);
+            }
             for (; m < end; ++m) one_slot<R>(vals.at(m, 1), a.index.data() + m * L, buf, o);
         }
     }

@@ -66,6 +66,7 @@ void scatter_warp(const TiledEll<V, I>& a, size_type m0, size_type m1, const V* 
     alignas(64) V widened[Half ? run * 32 : 1];
     for (size_type r0 = m0; r0 < m1; r0 += run) {
         const size_type r1 = std::min(m1, r0 + run);
+        detail::prefetch_slots<run, Half>(a, r0 + run);  // the next run (scatter 8 % faster on xct)
         // The run's values: in place, or widened into `widened` (entry e at e - r0·32).
         const V* values;
         if constexpr (Half) {
