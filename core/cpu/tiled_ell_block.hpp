@@ -73,7 +73,9 @@ struct RegisterTile {
                               : R % (max_lanes / 4) == 0 ? max_lanes / 4
                                                          : 1;
     static constexpr int c = R / vw;
-    static constexpr int g = c <= 2 ? 8 : (c <= 4 ? 4 : 2);
+    // Rows per group. Past four vectors (R = 64 doubles) one row: a second row's accumulators
+    // gained nothing there and cost 3-4 % on the banded matrix (BENCHMARKS.md "Seventh run").
+    static constexpr int g = c <= 2 ? 8 : (c <= 4 ? 4 : 1);
     using vec = typename VectorOf<V, vw>::type;
 };
 
