@@ -69,6 +69,14 @@ double c_norm(const Problem& p) {
     return std::sqrt(s);
 }
 
+/// t written to `path` as JSON and read back.
+GemmRateTable written_and_read(const GemmRateTable& t, const std::string& path) {
+    {
+        std::ofstream(path) << rate_table_json(t);
+    }
+    return read_rate_table(path);
+}
+
 }  // namespace
 
 TEST_CASE("rates are interpolated in log2 of the sizes and clamped outside the table", "[abcd][advice]") {
@@ -163,10 +171,7 @@ TEST_CASE("rate tables are written and read back; a bad file is named", "[abcd][
     t.fill_seconds_per_value = 3e-9;
     t.first_touch_seconds_per_value = 4e-8;
     const std::string path = "abcd-rate-table-test.json";
-    {
-        std::ofstream(path) << rate_table_json(t);
-    }
-    const GemmRateTable r = read_rate_table(path);
+    const GemmRateTable r = written_and_read(t, path);
     CHECK(r.machine == "hand-made");
     CHECK(r.sizes == t.sizes);
     CHECK(r.rates == t.rates);
@@ -214,10 +219,7 @@ TEST_CASE("a measured table: positive rates, the first-touch cost, and its file 
     // Writing a page for the first time costs the kernel a page fault: far more than the value.
     CHECK(t.first_touch_seconds_per_value > 0);
     const std::string path = "abcd-rate-table-measured.json";
-    {
-        std::ofstream(path) << rate_table_json(t);
-    }
-    const GemmRateTable r = read_rate_table(path);
+    const GemmRateTable r = written_and_read(t, path);
     CHECK(r.rates == t.rates);
     CHECK(r.first_touch_seconds_per_value == t.first_touch_seconds_per_value);
     std::remove(path.c_str());
@@ -296,10 +298,7 @@ TEST_CASE("no candidate fits: refused; a candidate that does not fit is never re
 TEST_CASE("cuda rate tables keep their backend and copy rates; an unknown backend is named", "[abcd][advice]") {
     const GemmRateTable t = cuda_table(5e12, 4e-11, 5e-11, 3e-9);
     const std::string path = "abcd-rate-table-cuda.json";
-    {
-        std::ofstream(path) << rate_table_json(t);
-    }
-    const GemmRateTable r = read_rate_table(path);
+    const GemmRateTable r = written_and_read(t, path);
     CHECK(r.backend == "cuda");
     CHECK(r.h2d_seconds_per_byte == t.h2d_seconds_per_byte);
     CHECK(r.d2h_seconds_per_byte == t.d2h_seconds_per_byte);
