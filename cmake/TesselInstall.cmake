@@ -23,8 +23,9 @@ set(TESSEL_PUBLIC_HEADERS
   apps/xct/api.hpp apps/xct/reconstruct.hpp apps/xct/phantom.hpp
   apps/spdnn/inference.hpp apps/spdnn/network.hpp apps/spdnn/generator.hpp
   apps/spdnn/reference_inference.hpp
-  apps/ccsd_abcd/executor.hpp apps/ccsd_abcd/problem.hpp apps/ccsd_abcd/synthetic_generator.hpp
-  apps/ccsd_abcd/molecule_generator.hpp apps/ccsd_abcd/problem_file.hpp
+  apps/ccsd_abcd/executor/executor.hpp apps/ccsd_abcd/problem/problem.hpp
+  apps/ccsd_abcd/problem/synthetic_generator.hpp apps/ccsd_abcd/problem/molecule_generator.hpp
+  apps/ccsd_abcd/problem/problem_file.hpp
 )
 
 # Libraries: target -> exported name (tessel::core, ...).

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string>
 
-#include "apps/ccsd_abcd/process_grid.hpp"
+#include "apps/ccsd_abcd/inspector/process_grid.hpp"
 #include "core/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

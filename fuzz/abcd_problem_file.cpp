@@ -1,7 +1,7 @@
 // Fuzzes tessel-abcd's problem file reader (HDF5 file images). Only tessel::Error may leave.
 #include <cstdint>
 
-#include "apps/ccsd_abcd/problem_file.hpp"
+#include "apps/ccsd_abcd/problem/problem_file.hpp"
 #include "core/error.hpp"
 #include "fuzz/fuzz_file.hpp"
 

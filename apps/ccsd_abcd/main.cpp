@@ -1,6 +1,6 @@
 // tessel-abcd: the CCSD ABCD term R(ij,ab) = Σ_cd T(ij,cd)·V(cd,ab) as the distributed
 // block-sparse GEMM C = A·B with irregular tiles (inspector, then executor), from a generator
-// or a problem file. The steps live in driver_*.cpp: options (args), problem and budget
+// or a problem file. The steps live in driver/*.cpp: options (args), problem and budget
 // (setup), tile-size advice (advice), inspector (plan), executor (execute), verification,
 // output and metrics (results).
 #include <mpi.h>
@@ -8,13 +8,13 @@
 #include <cstdio>
 #include <type_traits>
 
-#include "apps/ccsd_abcd/driver_advice.hpp"
-#include "apps/ccsd_abcd/driver_args.hpp"
-#include "apps/ccsd_abcd/driver_execute.hpp"
-#include "apps/ccsd_abcd/driver_mpi.hpp"
-#include "apps/ccsd_abcd/driver_plan.hpp"
-#include "apps/ccsd_abcd/driver_results.hpp"
-#include "apps/ccsd_abcd/driver_setup.hpp"
+#include "apps/ccsd_abcd/driver/advice.hpp"
+#include "apps/ccsd_abcd/driver/args.hpp"
+#include "apps/ccsd_abcd/driver/execute.hpp"
+#include "apps/ccsd_abcd/driver/mpi.hpp"
+#include "apps/ccsd_abcd/driver/plan.hpp"
+#include "apps/ccsd_abcd/driver/results.hpp"
+#include "apps/ccsd_abcd/driver/setup.hpp"
 #include "core/app/run_mpi_app.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"

@@ -14,14 +14,14 @@
 #include <optional>
 #include <string>
 
-#include "apps/ccsd_abcd/dgemm_rate.hpp"
-#include "apps/ccsd_abcd/executor.hpp"
-#include "apps/ccsd_abcd/inspector.hpp"
-#include "apps/ccsd_abcd/molecule_generator.hpp"
-#include "apps/ccsd_abcd/problem_file.hpp"
-#include "apps/ccsd_abcd/result_gather.hpp"
-#include "apps/ccsd_abcd/synthetic_generator.hpp"
-#include "apps/ccsd_abcd/tile_memory.hpp"
+#include "apps/ccsd_abcd/advice/dgemm_rate.hpp"
+#include "apps/ccsd_abcd/executor/executor.hpp"
+#include "apps/ccsd_abcd/inspector/inspector.hpp"
+#include "apps/ccsd_abcd/problem/molecule_generator.hpp"
+#include "apps/ccsd_abcd/problem/problem_file.hpp"
+#include "apps/ccsd_abcd/results/result_gather.hpp"
+#include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
+#include "apps/ccsd_abcd/executor/tile_memory.hpp"
 #include "core/app/run_mpi_app.hpp"
 #include "core/error.hpp"
 #include "core/kernels/gemm_kernels.hpp"

@@ -8,8 +8,8 @@
 #include <fstream>
 
 #include "abcd_test_util.hpp"
-#include "apps/ccsd_abcd/gemm_rate_table.hpp"
-#include "apps/ccsd_abcd/problem_file.hpp"
+#include "apps/ccsd_abcd/advice/gemm_rate_table.hpp"
+#include "apps/ccsd_abcd/problem/problem_file.hpp"
 #include "io/hdf5_file.hpp"
 
 using namespace tessel;

@@ -4,7 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include "abcd_test_util.hpp"
-#include "apps/ccsd_abcd/synthetic_generator.hpp"
+#include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
 #include "core/error.hpp"
 
 using namespace tessel;

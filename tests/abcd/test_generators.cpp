@@ -4,9 +4,9 @@
 
 #include <set>
 
-#include "apps/ccsd_abcd/molecule_generator.hpp"
-#include "apps/ccsd_abcd/synthetic_generator.hpp"
-#include "apps/ccsd_abcd/tile_values.hpp"
+#include "apps/ccsd_abcd/problem/molecule_generator.hpp"
+#include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
+#include "apps/ccsd_abcd/problem/tile_values.hpp"
 #include "core/error.hpp"
 
 using namespace tessel;

@@ -9,9 +9,9 @@
 #include <set>
 
 #include "abcd_test_util.hpp"
-#include "apps/ccsd_abcd/block_partition.hpp"
-#include "apps/ccsd_abcd/column_assignment.hpp"
-#include "apps/ccsd_abcd/synthetic_generator.hpp"
+#include "apps/ccsd_abcd/inspector/block_partition.hpp"
+#include "apps/ccsd_abcd/inspector/column_assignment.hpp"
+#include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
 #include "core/error.hpp"
 
 using namespace tessel;

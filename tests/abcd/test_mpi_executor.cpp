@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "abcd_test_util.hpp"
-#include "apps/ccsd_abcd/result_gather.hpp"
-#include "apps/ccsd_abcd/synthetic_generator.hpp"
+#include "apps/ccsd_abcd/results/result_gather.hpp"
+#include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
 
 using namespace tessel;
 using namespace tessel::abcd;

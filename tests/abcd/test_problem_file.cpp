@@ -5,9 +5,9 @@
 #include <filesystem>
 
 #include "abcd_test_util.hpp"
-#include "apps/ccsd_abcd/problem_file.hpp"
-#include "apps/ccsd_abcd/result_file.hpp"
-#include "apps/ccsd_abcd/synthetic_generator.hpp"
+#include "apps/ccsd_abcd/problem/problem_file.hpp"
+#include "apps/ccsd_abcd/results/result_file.hpp"
+#include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
 #include "core/error.hpp"
 #include "io/hdf5_file.hpp"
 

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <limits>
 
-#include "apps/ccsd_abcd/dense_verification.hpp"
+#include "apps/ccsd_abcd/results/dense_verification.hpp"
 #include "io/atomic_output.hpp"
-#include "apps/ccsd_abcd/problem_size.hpp"
-#include "apps/ccsd_abcd/process_grid.hpp"
+#include "apps/ccsd_abcd/problem/generator_size.hpp"
+#include "apps/ccsd_abcd/inspector/process_grid.hpp"
 #include "core/error.hpp"
 #include "core/timer.hpp"
 

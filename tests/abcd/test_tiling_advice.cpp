@@ -9,12 +9,12 @@
 #include <limits>
 
 #include "abcd_test_util.hpp"
-#include "apps/ccsd_abcd/executor.hpp"
-#include "apps/ccsd_abcd/gemm_rate_table.hpp"
-#include "apps/ccsd_abcd/symbolic_product.hpp"
-#include "apps/ccsd_abcd/tile_merge.hpp"
-#include "apps/ccsd_abcd/tiling_advice.hpp"
-#include "apps/ccsd_abcd/tiling_candidates.hpp"
+#include "apps/ccsd_abcd/executor/executor.hpp"
+#include "apps/ccsd_abcd/advice/gemm_rate_table.hpp"
+#include "apps/ccsd_abcd/inspector/symbolic_product.hpp"
+#include "apps/ccsd_abcd/advice/tile_merge.hpp"
+#include "apps/ccsd_abcd/advice/tiling_advice.hpp"
+#include "apps/ccsd_abcd/advice/tiling_candidates.hpp"
 
 using namespace tessel;
 using namespace tessel::abcd;

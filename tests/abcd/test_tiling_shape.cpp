@@ -1,8 +1,8 @@
 // Tilings and block-sparse shapes: construction, bad input, lookup, transpose, density.
 #include <catch2/catch.hpp>
 
-#include "apps/ccsd_abcd/tile_shape.hpp"
-#include "apps/ccsd_abcd/tiling.hpp"
+#include "apps/ccsd_abcd/problem/tile_shape.hpp"
+#include "apps/ccsd_abcd/problem/tiling.hpp"
 #include "core/error.hpp"
 
 using namespace tessel;

@@ -1,0 +1,108 @@
+#include "apps/ccsd_abcd/driver/execute.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "apps/ccsd_abcd/advice/dgemm_rate.hpp"
+#include "apps/ccsd_abcd/driver/mpi.hpp"
+#include "apps/ccsd_abcd/executor/tile_memory.hpp"
+#include "core/error.hpp"
+#include "core/timer.hpp"
+
+namespace tessel::abcd::driver {
+
+DgemmReference measure_dgemm_reference(const Args& a, MPI_Comm comm, bool say) {
+    DgemmReference d;
+    if (a.dgemm_size <= 0) return d;
+    MPI_Barrier(comm);
+    const DgemmRate measured = measure_dgemm_rate(a.dgemm_size, omp_get_max_threads());
+    double rates[2] = {measured.one_call, measured.concurrent};
+    MPI_Allreduce(MPI_IN_PLACE, rates, 2, MPI_DOUBLE, MPI_SUM, comm);
+    d.one_call = rates[0];
+    d.concurrent = rates[1];
+    d.rate = std::max(rates[0], rates[1]);
+    if (say)
+        std::printf("DGEMM reference: %.1f GFLOP/s (n = %lld, all ranks at once; threaded calls %.1f, one "
+                    "single-threaded call per core %.1f)\n",
+                    d.rate * 1e-9, (long long)a.dgemm_size, d.one_call * 1e-9, d.concurrent * 1e-9);
+    return d;
+}
+
+template <typename T>
+ExecutorRun<T> run_executor(const Args& a, const Problem& problem, const Plan& plan, TileStore<T>& a_tiles,
+                            const RunSetup& setup, MPI_Comm comm) {
+    const int rank = rank_of(comm), ranks = size_of(comm);
+    ExecutorOptions eo;
+    eo.backend = parse_backend(a.backend);
+    eo.comm = ranks > 1 ? comm : MPI_COMM_NULL;
+    eo.rank = rank;
+    eo.first_device = setup.first_device;
+    eo.verbose = a.verbose;
+    ExecutorRun<T> run;
+    MPI_Barrier(comm);
+    Timer t;
+    try {
+        run.result = execute(problem, plan, a_tiles, run.c_owned, eo);
+    } catch (const Error& e) {
+        // Other ranks may wait for this one's messages: run_mpi_app ends the job.
+        throw std::runtime_error("rank " + std::to_string(rank) + ": " + e.message());
+    }
+    MPI_Barrier(comm);
+    const double seconds = t.seconds();
+    tile_memory::trim();  // one run per process: give the kept B and C buffers back
+    run.seconds = max_over_ranks(seconds, comm);
+    return run;
+}
+
+template ExecutorRun<double> run_executor<double>(const Args&, const Problem&, const Plan&, TileStore<double>&,
+                                                  const RunSetup&, MPI_Comm);
+template ExecutorRun<float> run_executor<float>(const Args&, const Problem&, const Plan&, TileStore<float>&,
+                                                const RunSetup&, MPI_Comm);
+
+ExecutorTotals sum_over_ranks(const ExecutionResult& er, double seconds, const Plan& plan, MPI_Comm comm) {
+    ExecutorTotals s;
+    s.flops = er.flops;
+    s.b_generation_seconds = er.b_generation_seconds;
+    s.a_wait_seconds = er.a_wait_seconds;
+    s.gemms = er.gemms;
+    long long bytes[6] = {er.a_sent_bytes, er.a_received_bytes, er.c_sent_bytes, er.c_received_bytes, er.h2d_bytes,
+                          er.d2h_bytes};
+    MPI_Allreduce(MPI_IN_PLACE, &s.flops, 1, MPI_DOUBLE, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &s.b_generation_seconds, 1, MPI_DOUBLE, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &s.a_wait_seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &s.gemms, 1, MPI_LONG_LONG, MPI_SUM, comm);
+    MPI_Allreduce(MPI_IN_PLACE, bytes, 6, MPI_LONG_LONG, MPI_SUM, comm);
+    s.a_sent = bytes[0];
+    s.c_sent = bytes[2];
+    s.host_to_device = bytes[4];
+    s.device_to_host = bytes[5];
+    s.rate = seconds > 0 ? s.flops / seconds : 0;
+    s.flops_agree = std::abs(s.flops - plan.product.flops) <= 1e-9 * std::max(1.0, plan.product.flops) &&
+                    s.gemms == plan.product.gemms;
+    return s;
+}
+
+void print_executor(const Args& a, const ExecutionResult& er, const ExecutorTotals& s, const Plan& plan,
+                    double seconds, const DgemmReference& dgemm, Backend backend, int rank, bool say) {
+    if (a.verbose)
+        std::printf("rank %d: %s; %.3f s, %.3f GFLOP, %lld blocks, %lld chunks\n", rank, er.backend.c_str(), er.seconds,
+                    er.flops * 1e-9, (long long)er.blocks, (long long)er.chunks);
+    if (!say) return;
+    std::printf("executor: %s\n", er.backend.c_str());
+    std::printf("executor: %.3f s, %.2f GFLOP/s", seconds, s.rate * 1e-9);
+    if (dgemm.rate > 0) std::printf(" = %.1f%% of the DGEMM rate", 100 * s.rate / dgemm.rate);
+    std::printf(" (B made on demand: %.3f core-s; longest wait for A: %.3f s)\n", s.b_generation_seconds,
+                s.a_wait_seconds);
+    std::printf("flops: executor %.6g = inspector %.6g, %lld GEMMs: %s\n", s.flops, plan.product.flops, s.gemms,
+                s.flops_agree ? "agree" : "DISAGREE");
+    std::printf("bytes between ranks: A %s, C %s; host<->device %s%s / %s\n", format_bytes(double(s.a_sent)).c_str(),
+                format_bytes(double(s.c_sent)).c_str(), backend == Backend::cpu ? "(modelled) " : "",
+                format_bytes(double(s.host_to_device)).c_str(), format_bytes(double(s.device_to_host)).c_str());
+}
+
+}  // namespace tessel::abcd::driver

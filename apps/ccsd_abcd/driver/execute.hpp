@@ -1,0 +1,53 @@
+// tessel-abcd's executor step: the machine's DGEMM rate as the yardstick, the timed executor,
+// its counters summed over the ranks and its lines of the report.
+#pragma once
+
+#include <mpi.h>
+
+#include "apps/ccsd_abcd/driver/args.hpp"
+#include "apps/ccsd_abcd/driver/setup.hpp"
+#include "apps/ccsd_abcd/executor/executor.hpp"
+
+namespace tessel::abcd::driver {
+
+/// The machine's DGEMM rate in this run (every rank at once, its own threads, rates summed);
+/// all zero with --dgemm-size 0.
+struct DgemmReference {
+    double rate = 0;        ///< the better of the two
+    double one_call = 0;    ///< threaded calls
+    double concurrent = 0;  ///< one single-threaded call per core
+};
+
+/// Measures the reference and prints its line. Collective.
+DgemmReference measure_dgemm_reference(const Args& a, MPI_Comm comm, bool say);
+
+template <typename T>
+struct ExecutorRun {
+    ExecutionResult result;  ///< this rank's
+    double seconds = 0;      ///< wall time, the most over the ranks
+    TileStore<T> c_owned;    ///< the C tiles this rank owns
+};
+
+/// The executor on this rank's part of `plan`, timed between barriers. An error here may leave
+/// other ranks waiting on messages, so it ends the job. Collective.
+template <typename T>
+ExecutorRun<T> run_executor(const Args& a, const Problem& problem, const Plan& plan, TileStore<T>& a_tiles,
+                            const RunSetup& setup, MPI_Comm comm);
+
+/// The executor's counters over every rank (sums; the longest wait).
+struct ExecutorTotals {
+    double flops = 0, b_generation_seconds = 0, a_wait_seconds = 0;
+    long long gemms = 0;
+    long long a_sent = 0, c_sent = 0, host_to_device = 0, device_to_host = 0;
+    double rate = 0;           ///< flops per second of the executor's wall time
+    bool flops_agree = false;  ///< flops and GEMMs as the inspector counted them
+};
+
+/// Sums this rank's counters over `comm`. Collective.
+ExecutorTotals sum_over_ranks(const ExecutionResult& er, double seconds, const Plan& plan, MPI_Comm comm);
+
+/// The executor's lines: per rank with --verbose, the totals on rank 0 when `say`.
+void print_executor(const Args& a, const ExecutionResult& er, const ExecutorTotals& totals, const Plan& plan,
+                    double seconds, const DgemmReference& dgemm, Backend backend, int rank, bool say);
+
+}  // namespace tessel::abcd::driver

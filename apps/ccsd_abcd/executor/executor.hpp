@@ -1,0 +1,77 @@
+// The executor: runs a plan on this rank (cpu: BLAS tile GEMMs as tasks over the cores; cuda:
+// cuBLAS on streams with double-buffered chunks), with the MPI exchange of A and C tiles.
+#pragma once
+
+#include <mpi.h>
+
+#include <string>
+
+#include "apps/ccsd_abcd/inspector/inspector.hpp"
+#include "apps/ccsd_abcd/executor/tile_store.hpp"
+#include "core/types.hpp"
+
+namespace tessel::abcd {
+
+struct ExecutorOptions {
+    Backend backend = Backend::automatic;
+    /// The ranks of the grid (rank r of comm is grid rank r); MPI_COMM_NULL for one process.
+    MPI_Comm comm = MPI_COMM_NULL;
+    int rank = 0;
+    /// cuda: the process's devices are first_device, first_device + 1, ... (mod the count).
+    int first_device = 0;
+    /// cpu: GEMM tasks smaller than this many columns are not split further.
+    size_type min_split_columns = 64;
+    bool verbose = false;
+};
+
+/// What one rank's executor did, measured.
+struct ExecutionResult {
+    std::string backend;        ///< "cpu: ..." / "cuda: ..." (which kernel ran and why)
+    double seconds = 0;         ///< wall time of the executor on this rank
+    double flops = 0;           ///< 2·m·n·k summed over the tile GEMMs it ran
+    size_type gemms = 0;        ///< tile GEMMs A(i,k)·B(k,c) it ran
+    size_type blocks = 0, chunks = 0;
+    double b_generation_seconds = 0;  ///< summed over threads: making B tiles on demand
+    double a_wait_seconds = 0;        ///< blocked waiting for A tiles from other ranks
+    size_type h2d_bytes = 0, d2h_bytes = 0;  ///< host <-> device (cpu: what a device would move)
+    size_type a_sent_bytes = 0, a_received_bytes = 0, c_sent_bytes = 0, c_received_bytes = 0;
+};
+
+/// The backend that runs: `requested` unless automatic, which picks cuda when this build has
+/// it and a device is present, else cpu. `why` (if given) says which and why.
+Backend choose_backend(Backend requested, std::string* why = nullptr);
+
+/// The A tiles that `rank` owns (2D-cyclic: A(i, k) on grid (i mod p, k mod q)), made from
+/// the problem's tile source; other positions are left empty.
+template <typename ValueType>
+TileStore<ValueType> make_local_a(const Problem& problem, const ProcessGrid& grid, int rank);
+
+/// Runs this rank's part of `plan`: C = A·B for its columns, block by block and chunk by chunk,
+/// B tiles made on demand and dropped after their block, A tiles received from their owners,
+/// C tiles sent to theirs. On return `c_owned` holds every tile of C this rank owns (2D-cyclic).
+/// Collective over options.comm. Throws NotCompiled (cuda without CUDA in the build),
+/// CudaError, MpiError, OutOfMemoryBudget.
+template <typename ValueType>
+ExecutionResult execute(const Problem& problem, const Plan& plan, TileStore<ValueType>& a,
+                        TileStore<ValueType>& c_owned, const ExecutorOptions& options);
+
+/// The cpu executor (cpu_executor.cpp).
+template <typename ValueType>
+ExecutionResult execute_cpu(const Problem& problem, const Plan& plan, TileStore<ValueType>& a,
+                            TileStore<ValueType>& c_owned, const ExecutorOptions& options);
+
+/// The cuda executor (cuda_executor.cpp; a stub that throws NotCompiled without CUDA).
+template <typename ValueType>
+ExecutionResult execute_cuda(const Problem& problem, const Plan& plan, TileStore<ValueType>& a,
+                             TileStore<ValueType>& c_owned, const ExecutorOptions& options);
+
+/// Checks that the cuda backend can run here. Throws NotCompiled (no CUDA in the build),
+/// CudaError (no device).
+void require_cuda_backend();
+
+/// CUDA devices visible to this process (0 without CUDA in the build or without a device).
+int cuda_device_count();
+/// Free memory of CUDA device `device` (mod the device count), in bytes (0 when none).
+size_type cuda_device_memory(int device);
+
+}  // namespace tessel::abcd
