@@ -43,8 +43,8 @@ struct MemoryEstimate {
 };
 
 /// Padding of tiled ELL and staged map entries per nonzero (1 / average reuse) assumed with
-/// the default tiles, measured on the MemXCT geometries (docs/BENCHMARKS.md, "Lean operator
-/// build"): Hilbert order 7-8 % padding and reuse 13-16; natural order up to 21 % and 1.3-2.
+/// the default tiles, measured on the MemXCT geometries (docs/BENCHMARKS.md, "Iterations
+/// against scikit-image"): Hilbert order 7-8 % padding and reuse 13-16; natural order up to 21 % and 1.3-2.
 inline constexpr double assumed_padding = 0.08, assumed_padding_natural = 0.21;
 inline constexpr double assumed_map = 0.08, assumed_map_natural = 0.8;
 /// Resident memory of the process before any data (measured: 263 MiB for tessel-xct).

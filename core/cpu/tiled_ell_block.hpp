@@ -74,7 +74,7 @@ struct RegisterTile {
                                                          : 1;
     static constexpr int c = R / vw;
     // Rows per group. Past four vectors (R = 64 doubles) one row: a second row's accumulators
-    // gained nothing there and cost 3-4 % on the banded matrix (BENCHMARKS.md "Seventh run").
+    // gained nothing there and cost 3-4 % on the banded matrix (seventh run, BENCHMARKS.md at 035a11d).
     static constexpr int g = c <= 2 ? 8 : (c <= 4 ? 4 : 1);
     using vec = typename VectorOf<V, vw>::type;
 };
