@@ -10,29 +10,15 @@
 #include <fstream>
 #include <thread>
 
+#include "core/app/machine.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 #include "core/version.hpp"
 
 namespace tessel {
 
-namespace {
-std::string cpu_model() {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("model name", 0) == 0) {
-            auto colon = line.find(':');
-            return colon == std::string::npos ? line : line.substr(colon + 2);
-        }
-    return "unknown";
-}
-}  // namespace
-
 nlohmann::json machine_description() {
-    char host[256] = {0};
-    gethostname(host, sizeof(host) - 1);
-    return {{"host", host},
+    return {{"host", host_name()},
             {"cpu", cpu_model()},
             {"hardware_threads", std::thread::hardware_concurrency()},
             {"compiler", __VERSION__},

@@ -78,7 +78,7 @@ int run_typed(const Args& a, MPI_Comm comm) {
     record_results(metrics.json(), a, run.result, run.seconds, totals, plan, dgemm, setup.backend, checked);
     write_metrics(a, metrics, phases, comm, say);
     int failed = (!totals.flops_agree || checked.failed()) ? 1 : 0;
-    MPI_Bcast(&failed, 1, MPI_INT, 0, comm);
+    TESSEL_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, 0, comm));
     return failed;
 }
 

@@ -17,6 +17,7 @@
 #include "apps/spdnn/reference_inference.hpp"
 #include "apps/spdnn/reference_streamed.hpp"
 #include "core/app/memory_check.hpp"
+#include "core/comm/mpi_types.hpp"
 #include "core/error.hpp"
 #include "core/timer.hpp"
 #include "io/graph_challenge.hpp"
@@ -101,9 +102,7 @@ void generate_binary(const GenerateArgs& a, Value bias) {
 }  // namespace
 
 int run_generate(const GenerateArgs& a) {
-    int rank = 0;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (rank != 0) return 0;  // one writer
+    if (comm::rank_of(MPI_COMM_WORLD) != 0) return 0;  // one writer
     if (a.threads > 0) omp_set_num_threads(a.threads);
     const Value bias = bias_of(a);
     if (a.binary)

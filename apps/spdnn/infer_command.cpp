@@ -22,6 +22,8 @@
 #include "apps/spdnn/tiled_cache.hpp"
 #include "core/app/byte_size.hpp"
 #include "core/app/run_mpi_app.hpp"
+#include "core/comm/mpi_check.hpp"
+#include "core/comm/mpi_types.hpp"
 #include "core/error.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"
@@ -66,16 +68,6 @@ Value bias_of(const InferArgs& a) {
 bool streams_from_disk(const InferArgs& a) { return a.stream_weights && a.stream_source == "disk"; }
 
 WeightLayout layout_of(const InferArgs& a) { return weight_layout(a.neurons, a.block_rows, parse_reorder(a.reorder)); }
-
-// Ranks on this node: they share its memory.
-int ranks_on_node(MPI_Comm comm) {
-    MPI_Comm node;
-    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) return 1;
-    int size = 1;
-    MPI_Comm_size(node, &size);
-    MPI_Comm_free(&node);
-    return size;
-}
 
 // The network's edges before loading it: from its binary cache when there is one, else the
 // Challenge's 32 per row.
@@ -122,7 +114,7 @@ Inputs read_inputs(const InferArgs& a, MPI_Comm comm, Value bias, PhaseTimes& se
         comm, [&] { return load_images(in.images_path, a.neurons, a.num_images, cache, &in.img_report); });
     setup.add("read_images", t.seconds());
     t.restart();
-    const int node_ranks = ranks_on_node(comm);
+    const int node_ranks = comm::ranks_on_node(comm);
     if (streams_from_disk(a)) {
         in.disk_cache = app::root_first(comm, [&] {
             return prepare_network_cache(paths.layer_dir, a.neurons, a.layers, bias, cache, &in.net_report);
@@ -250,7 +242,7 @@ ReferenceCheck check_with_reference(const InferArgs& a, const Inputs& in, const 
 // The largest peak over the ranks.
 size_type peak_over_ranks(MPI_Comm comm, int ranks) {
     std::int64_t peak = peak_rss_bytes();
-    if (ranks > 1) MPI_Allreduce(MPI_IN_PLACE, &peak, 1, MPI_INT64_T, MPI_MAX, comm);
+    if (ranks > 1) TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &peak, 1, MPI_INT64_T, MPI_MAX, comm));
     return peak;
 }
 
@@ -319,9 +311,7 @@ void write_metrics(const InferArgs& a, const Inputs& in, const Runs& runs, const
 
 int run_infer(const InferArgs& a) {
     MPI_Comm comm = MPI_COMM_WORLD;
-    int rank = 0, ranks = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &ranks);
+    const int rank = comm::rank_of(comm), ranks = comm::size_of(comm);
     if (a.threads > 0) omp_set_num_threads(a.threads);
     if (a.neurons < 1) TESSEL_INVALID_INPUT("--neurons", 0, "must be positive");
     if (a.layers < 1) TESSEL_INVALID_INPUT("--layers", 0, "must be positive");

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "core/comm/mpi_check.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm.hpp"
 #include "core/progress.hpp"
@@ -13,14 +14,6 @@
 namespace tessel::spdnn {
 
 namespace {
-
-#define SPDNN_MPI(call)                                                                      \
-    do {                                                                                     \
-        const int spdnn_status_ = (call);                                                    \
-        if (spdnn_status_ != MPI_SUCCESS)                                                    \
-            TESSEL_THROW(::tessel::MpiError, std::string(#call) + " failed with code " +     \
-                                                 std::to_string(spdnn_status_));             \
-    } while (0)
 
 struct Ranks {
     MPI_Comm comm = MPI_COMM_NULL;
@@ -67,13 +60,13 @@ size_type rebalance(Engine& engine, const Ranks& ranks, const std::vector<size_t
         std::copy(ids.begin() + b, ids.begin() + e, send_ids.begin() + send_at[q]);
     }
     MPI_Datatype row_type;
-    SPDNN_MPI(MPI_Type_contiguous(static_cast<int>(neurons), MPI_FLOAT, &row_type));
-    SPDNN_MPI(MPI_Type_commit(&row_type));
+    TESSEL_MPI_CHECK(MPI_Type_contiguous(static_cast<int>(neurons), MPI_FLOAT, &row_type));
+    TESSEL_MPI_CHECK(MPI_Type_commit(&row_type));
     const int status = MPI_Alltoallv(send.data(), send_rows.data(), send_at.data(), row_type, recv.data(),
                                      recv_rows.data(), recv_at.data(), row_type, ranks.comm);
     MPI_Type_free(&row_type);
-    SPDNN_MPI(status);
-    SPDNN_MPI(MPI_Alltoallv(send_ids.data(), send_rows.data(), send_at.data(), MPI_INT64_T, recv_ids.data(),
+    if (status != MPI_SUCCESS) comm::throw_mpi_error(__FILE__, __LINE__, "MPI_Alltoallv(rows)", status);
+    TESSEL_MPI_CHECK(MPI_Alltoallv(send_ids.data(), send_rows.data(), send_at.data(), MPI_INT64_T, recv_ids.data(),
                             recv_rows.data(), recv_at.data(), MPI_INT64_T, ranks.comm));
     // Rows from lower ranks come first, then the kept ones, then rows from higher ranks.
     size_type front_rows = 0;
@@ -108,8 +101,8 @@ Ranks ranks_of(MPI_Comm comm) {
     Ranks ranks;
     if (comm != MPI_COMM_NULL) {
         ranks.comm = comm;
-        SPDNN_MPI(MPI_Comm_rank(ranks.comm, &ranks.rank));
-        SPDNN_MPI(MPI_Comm_size(ranks.comm, &ranks.size));
+        TESSEL_MPI_CHECK(MPI_Comm_rank(ranks.comm, &ranks.rank));
+        TESSEL_MPI_CHECK(MPI_Comm_size(ranks.comm, &ranks.size));
     }
     return ranks;
 }
@@ -157,7 +150,7 @@ size_type exchange_counts(Engine& engine, const Ranks& ranks, const InferenceOpt
     Timer xt;
     std::int64_t mine[2] = {engine.count(), live};
     std::vector<std::int64_t> all(2 * ranks.size);
-    SPDNN_MPI(MPI_Allgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, ranks.comm));
+    TESSEL_MPI_CHECK(MPI_Allgather(mine, 2, MPI_INT64_T, all.data(), 2, MPI_INT64_T, ranks.comm));
     stats.exchange += xt.seconds();
     std::vector<size_type> counts(ranks.size);
     live = 0;
@@ -186,10 +179,10 @@ std::vector<std::int64_t> gather_answer(std::vector<std::int64_t> found, const R
     if (ranks.active()) {
         int mine = static_cast<int>(found.size());
         std::vector<int> counts(ranks.size), at(ranks.size, 0);
-        SPDNN_MPI(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, ranks.comm));
+        TESSEL_MPI_CHECK(MPI_Allgather(&mine, 1, MPI_INT, counts.data(), 1, MPI_INT, ranks.comm));
         for (int p = 1; p < ranks.size; ++p) at[p] = at[p - 1] + counts[p - 1];
         categories.resize(static_cast<std::size_t>(at.back()) + counts.back());
-        SPDNN_MPI(MPI_Allgatherv(found.data(), mine, MPI_INT64_T, categories.data(), counts.data(), at.data(),
+        TESSEL_MPI_CHECK(MPI_Allgatherv(found.data(), mine, MPI_INT64_T, categories.data(), counts.data(), at.data(),
                                  MPI_INT64_T, ranks.comm));
     } else {
         categories = std::move(found);
@@ -202,11 +195,11 @@ std::vector<std::int64_t> gather_answer(std::vector<std::int64_t> found, const R
 void report_layers(LayerStats& stats, const Ranks& ranks, size_type layers, InferenceResult& result) {
     if (ranks.active()) {
         for (auto* v : {&stats.seconds, &stats.kernel, &stats.compaction, &stats.rebalance, &stats.wait})
-            SPDNN_MPI(MPI_Allreduce(MPI_IN_PLACE, v->data(), static_cast<int>(layers), MPI_DOUBLE, MPI_MAX,
+            TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v->data(), static_cast<int>(layers), MPI_DOUBLE, MPI_MAX,
                                     ranks.comm));
-        SPDNN_MPI(MPI_Allreduce(MPI_IN_PLACE, &result.seconds, 1, MPI_DOUBLE, MPI_MAX, ranks.comm));
+        TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &result.seconds, 1, MPI_DOUBLE, MPI_MAX, ranks.comm));
         std::int64_t moved = result.rows_moved;
-        SPDNN_MPI(MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT64_T, MPI_SUM, ranks.comm));
+        TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT64_T, MPI_SUM, ranks.comm));
         result.rows_moved = moved;
     }
     result.layers.assign(layers, {});
@@ -274,7 +267,7 @@ InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const 
     std::vector<std::int64_t> found;
     Progress progress("tessel-spdnn layers", layers * plan.batches, options.progress && ranks.rank == 0 ? -1 : 0);
     engine->reserve(std::min(plan.batch, plan.last - plan.first));
-    if (ranks.active()) SPDNN_MPI(MPI_Barrier(ranks.comm));
+    if (ranks.active()) TESSEL_MPI_CHECK(MPI_Barrier(ranks.comm));
     Timer total;
     for (size_type bi = 0; bi < plan.batches; ++bi) {
         const auto rows = plan.rows(bi);

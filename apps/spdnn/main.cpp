@@ -18,6 +18,7 @@
 #include "core/app/byte_size.hpp"
 #include "core/app/memory_check.hpp"
 #include "core/app/run_mpi_app.hpp"
+#include "core/comm/mpi_types.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 
@@ -25,12 +26,6 @@ namespace {
 
 using namespace tessel;
 using namespace tessel::spdnn;
-
-int rank_of(MPI_Comm comm) {
-    int r = 0;
-    MPI_Comm_rank(comm, &r);
-    return r;
-}
 
 void add_infer_options(CLI::App& cmd, InferArgs& ia) {
     cmd.add_option("--network", ia.network, "network folder (holding neuron{N}/ or the n{N}-l{k}.tsv files)")->required();
@@ -112,7 +107,7 @@ void check_infer_args(const CLI::App& cmd, const InferArgs& ia, int rank) {
 }
 
 int run(int argc, char** argv) {
-    const int rank = rank_of(MPI_COMM_WORLD);
+    const int rank = comm::rank_of(MPI_COMM_WORLD);
     int code = 0;
     {
         CLI::App app{"tessel-spdnn: Graph Challenge sparse DNN inference (tiled ELL, fused bias + ReLU + cap, "

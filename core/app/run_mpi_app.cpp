@@ -55,16 +55,10 @@ bool& failure_shared() {
 
 namespace detail {
 
-int rank_of(MPI_Comm comm) {
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
-    return rank;
-}
-
 int first_failed(MPI_Comm comm, bool failed) {
     int size = 1;
     MPI_Comm_size(comm, &size);
-    int first = failed ? rank_of(comm) : size;
+    int first = failed ? comm::rank_of(comm) : size;
     MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm);
     return first < size ? first : -1;
 }

@@ -9,6 +9,8 @@
 #include <string>
 #include <type_traits>
 
+#include "core/comm/mpi_types.hpp"
+
 namespace tessel::app {
 
 /// Thrown on a rank that knows another rank failed and printed the message: it leaves
@@ -34,7 +36,6 @@ bool& failure_shared();
 int run_mpi_app(const char* program, int argc, char** argv, const std::function<int(int, char**)>& body);
 
 namespace detail {
-int rank_of(MPI_Comm comm);
 /// Lowest rank of `comm` whose `failed` is true, or -1. Collective.
 int first_failed(MPI_Comm comm, bool failed);
 /// 1 when rank 0 succeeded, broadcast. Collective.
@@ -58,7 +59,7 @@ auto all_ranks(MPI_Comm comm, F&& f) -> decltype(f()) {
     const int first = detail::first_failed(comm, error != nullptr);
     if (first >= 0) {
         failure_shared() = true;
-        if (detail::rank_of(comm) == first) std::rethrow_exception(error);
+        if (comm::rank_of(comm) == first) std::rethrow_exception(error);
         throw QuietExit{1};
     }
     if constexpr (!std::is_void_v<R>) return value;
@@ -69,7 +70,7 @@ auto all_ranks(MPI_Comm comm, F&& f) -> decltype(f()) {
 template <typename F>
 void on_root(MPI_Comm comm, F&& f) {
     std::exception_ptr error;
-    if (detail::rank_of(comm) == 0) {
+    if (comm::rank_of(comm) == 0) {
         try {
             f();
         } catch (...) {
@@ -89,7 +90,7 @@ template <typename F>
 auto root_first(MPI_Comm comm, F&& f) -> decltype(f()) {
     decltype(f()) value{};
     on_root(comm, [&] { value = f(); });
-    if (detail::rank_of(comm) != 0) value = f();
+    if (comm::rank_of(comm) != 0) value = f();
     return value;
 }
 

@@ -1,4 +1,4 @@
-// Owned communicators and rank/size helpers.
+// Owned communicators and rank/size/node helpers.
 #include "core/comm/mpi_check.hpp"
 #include "core/comm/mpi_types.hpp"
 
@@ -14,6 +14,19 @@ int size_of(MPI_Comm comm) {
     int size = 0;
     TESSEL_MPI_CHECK(MPI_Comm_size(comm, &size));
     return size;
+}
+
+int ranks_on_node(MPI_Comm comm, int* node_rank) {
+    MPI_Comm node = MPI_COMM_NULL;
+    TESSEL_MPI_CHECK(MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    const Communicator owned(node);
+    if (node_rank) *node_rank = rank_of(node);
+    return size_of(node);
+}
+
+double max_over_ranks(double x, MPI_Comm comm) {
+    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &x, 1, MPI_DOUBLE, MPI_MAX, comm));
+    return x;
 }
 
 Communicator::~Communicator() {

@@ -36,6 +36,12 @@ inline int mpi_count(size_type count) {
 int rank_of(MPI_Comm comm);
 /// Number of processes in `comm`.
 int size_of(MPI_Comm comm);
+/// Number of processes of `comm` on this node (they share its memory), from
+/// MPI_Comm_split_type(MPI_COMM_TYPE_SHARED); `node_rank`, when given, gets this process's
+/// place among them. Collective.
+int ranks_on_node(MPI_Comm comm, int* node_rank = nullptr);
+/// The largest `x` over the ranks of `comm`. Collective.
+double max_over_ranks(double x, MPI_Comm comm);
 
 /// An owned communicator, freed on destruction (MPI_COMM_NULL and world are never freed).
 class Communicator {

@@ -23,6 +23,7 @@
 #include "apps/ccsd_abcd/executor/tile_store.hpp"
 #include "apps/ccsd_abcd/problem/tile_source.hpp"
 #include "apps/ccsd_abcd/problem/tile_values.hpp"
+#include "core/app/machine.hpp"
 #include "core/backend.hpp"
 #include "core/error.hpp"
 #include "core/kernels/gemm_kernels.hpp"
@@ -259,17 +260,6 @@ std::string cache_dir() {
     return "/tmp/tessel-cache";
 }
 
-std::string cpu_model() {
-    std::ifstream in("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind("model name", 0) == 0) {
-            const auto colon = line.find(':');
-            return colon == std::string::npos ? line : line.substr(colon + 2);
-        }
-    return "unknown CPU";
-}
-
 }  // namespace
 
 double GemmRateTable::rate(size_type m, size_type n, size_type k) const {
@@ -315,14 +305,6 @@ void GemmRateTable::validate(const std::string& what) const {
         if (!(std::isfinite(x) && x >= 0))
             TESSEL_INVALID_INPUT(what, 0, "the rate table's overheads must be finite and not negative");
 }
-
-namespace {
-std::string host_name() {
-    char host[256] = {0};
-    gethostname(host, sizeof host - 1);
-    return host;
-}
-}  // namespace
 
 std::string machine_key(bool double_precision) {
     return host_name() + " / " + cpu_model() + " / " + cpu::blas_library() + " / " + (double_precision ? "double" : "float");

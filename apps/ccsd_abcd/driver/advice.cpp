@@ -36,7 +36,7 @@ double measure_executor(const Problem& p, const InspectorOptions& io, Backend ba
     eo.comm = ranks > 1 ? comm : MPI_COMM_NULL;
     eo.rank = rank;
     TileStore<T> c;
-    MPI_Barrier(comm);
+    TESSEL_MPI_CHECK(MPI_Barrier(comm));
     Timer t;
     try {
         execute(p, plan, a_tiles, c, eo);
@@ -45,9 +45,9 @@ double measure_executor(const Problem& p, const InspectorOptions& io, Backend ba
         if (ranks > 1) MPI_Abort(comm, 1);
         throw app::QuietExit{1};
     }
-    MPI_Barrier(comm);
+    TESSEL_MPI_CHECK(MPI_Barrier(comm));
     double seconds = t.seconds();
-    MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
+    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
     // Memory given back to the system: the next run touches fresh pages, as a new process does.
     tile_memory::trim();
     malloc_trim(0);
@@ -103,7 +103,7 @@ std::size_t advise_tiling(const Args& a, std::vector<TilingCandidate>& candidate
                                        : predict_tiling(c.problem, table, workers, c.label, c.parameter));
         return static_cast<int>(recommend_tiling(predictions));
     });
-    MPI_Bcast(&recommended, 1, MPI_INT, 0, comm);
+    TESSEL_MPI_CHECK(MPI_Bcast(&recommended, 1, MPI_INT, 0, comm));
     // Best of two runs each: on a shared machine one run can be disturbed by other processes.
     if (a.measure_candidates)
         for (std::size_t x = 0; x < candidates.size(); ++x) {

@@ -19,10 +19,10 @@ namespace tessel::abcd::driver {
 DgemmReference measure_dgemm_reference(const Args& a, MPI_Comm comm, bool say) {
     DgemmReference d;
     if (a.dgemm_size <= 0) return d;
-    MPI_Barrier(comm);
+    TESSEL_MPI_CHECK(MPI_Barrier(comm));
     const DgemmRate measured = measure_dgemm_rate(a.dgemm_size, omp_get_max_threads());
     double rates[2] = {measured.one_call, measured.concurrent};
-    MPI_Allreduce(MPI_IN_PLACE, rates, 2, MPI_DOUBLE, MPI_SUM, comm);
+    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, rates, 2, MPI_DOUBLE, MPI_SUM, comm));
     d.one_call = rates[0];
     d.concurrent = rates[1];
     d.rate = std::max(rates[0], rates[1]);
@@ -44,7 +44,7 @@ ExecutorRun<T> run_executor(const Args& a, const Problem& problem, const Plan& p
     eo.first_device = setup.first_device;
     eo.verbose = a.verbose;
     ExecutorRun<T> run;
-    MPI_Barrier(comm);
+    TESSEL_MPI_CHECK(MPI_Barrier(comm));
     Timer t;
     try {
         run.result = execute(problem, plan, a_tiles, run.c_owned, eo);
@@ -52,7 +52,7 @@ ExecutorRun<T> run_executor(const Args& a, const Problem& problem, const Plan& p
         // Other ranks may wait for this one's messages: run_mpi_app ends the job.
         throw std::runtime_error("rank " + std::to_string(rank) + ": " + e.message());
     }
-    MPI_Barrier(comm);
+    TESSEL_MPI_CHECK(MPI_Barrier(comm));
     const double seconds = t.seconds();
     tile_memory::trim();  // one run per process: give the kept B and C buffers back
     run.seconds = max_over_ranks(seconds, comm);
@@ -72,11 +72,11 @@ ExecutorTotals sum_over_ranks(const ExecutionResult& er, double seconds, const P
     s.gemms = er.gemms;
     long long bytes[6] = {er.a_sent_bytes, er.a_received_bytes, er.c_sent_bytes, er.c_received_bytes, er.h2d_bytes,
                           er.d2h_bytes};
-    MPI_Allreduce(MPI_IN_PLACE, &s.flops, 1, MPI_DOUBLE, MPI_SUM, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &s.b_generation_seconds, 1, MPI_DOUBLE, MPI_SUM, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &s.a_wait_seconds, 1, MPI_DOUBLE, MPI_MAX, comm);
-    MPI_Allreduce(MPI_IN_PLACE, &s.gemms, 1, MPI_LONG_LONG, MPI_SUM, comm);
-    MPI_Allreduce(MPI_IN_PLACE, bytes, 6, MPI_LONG_LONG, MPI_SUM, comm);
+    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &s.flops, 1, MPI_DOUBLE, MPI_SUM, comm));
+    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &s.b_generation_seconds, 1, MPI_DOUBLE, MPI_SUM, comm));
+    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &s.a_wait_seconds, 1, MPI_DOUBLE, MPI_MAX, comm));
+    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &s.gemms, 1, MPI_LONG_LONG, MPI_SUM, comm));
+    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, bytes, 6, MPI_LONG_LONG, MPI_SUM, comm));
     s.a_sent = bytes[0];
     s.c_sent = bytes[2];
     s.host_to_device = bytes[4];

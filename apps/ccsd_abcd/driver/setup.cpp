@@ -17,11 +17,6 @@ namespace tessel::abcd::driver {
 
 namespace {
 
-size_type physical_memory() {
-    const double bytes = physical_memory_bytes();
-    return bytes > 0 ? static_cast<size_type>(bytes) : size_type(8) << 30;
-}
-
 Problem build_problem(const Args& a, MoleculeSummary* molecule) {
     const int sources = int(!a.generator.empty()) + int(!a.problem_file.empty());
     if (sources != 1)
@@ -53,7 +48,7 @@ void share_out_devices(RunSetup& s, int on_node, int local_rank, MPI_Comm comm) 
     s.first_device = 0;
     if (s.backend != Backend::cuda) return;
     int per_rank = std::max(1, cuda_device_count() / on_node);
-    MPI_Allreduce(MPI_IN_PLACE, &per_rank, 1, MPI_INT, MPI_MIN, comm);
+    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &per_rank, 1, MPI_INT, MPI_MIN, comm));
     s.inspector.devices = per_rank;
     s.first_device = local_rank * per_rank;
 }
@@ -68,11 +63,11 @@ void choose_budget(const Args& a, RunSetup& s, int on_node, MPI_Comm comm) {
         // 90% of the free memory leaves room for cuBLAS's workspace.
         size_type free_bytes = cuda_device_memory(s.first_device);
         for (int d = 1; d < io.devices; ++d) free_bytes = std::min(free_bytes, cuda_device_memory(s.first_device + d));
-        MPI_Allreduce(MPI_IN_PLACE, &free_bytes, 1, MPI_INT64_T, MPI_MIN, comm);
+        TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &free_bytes, 1, MPI_INT64_T, MPI_MIN, comm));
         io.device_memory = free_bytes / 10 * 9;
         s.budget_note = "90% of the GPU's free memory";
     } else {
-        io.device_memory = physical_memory() / 4 / on_node;
+        io.device_memory = static_cast<size_type>(host_memory_bytes()) / 4 / on_node;
         s.budget_note = "cpu default: a quarter of host memory per rank on the node";
     }
 }
@@ -96,7 +91,7 @@ void set_threads(const Args& a, MPI_Comm comm) {
         omp_set_num_threads(a.threads);
     } else if (!std::getenv("OMP_NUM_THREADS")) {
         const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        omp_set_num_threads(std::max(1, std::min(allowed, cores / local_ranks(comm))));
+        omp_set_num_threads(std::max(1, std::min(allowed, cores / ranks_on_node(comm))));
     }
     if (allowed < omp_get_max_threads() && !a.quiet)
         std::fprintf(stderr,
@@ -156,7 +151,7 @@ RunSetup choose_backend_and_budget(const Args& a, const Problem& problem, MPI_Co
     s.inspector.precision = problem.precision;
     s.inspector.refine_columns = a.column_assignment == "refined";
     int local_rank = 0;
-    const int on_node = local_ranks(comm, &local_rank);
+    const int on_node = ranks_on_node(comm, &local_rank);
     share_out_devices(s, on_node, local_rank, comm);
     choose_budget(a, s, on_node, comm);
     return s;

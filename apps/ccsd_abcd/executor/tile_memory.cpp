@@ -21,8 +21,7 @@ struct Cache {
     std::size_t kept = 0;
     std::size_t limit = 0;
     Cache() {
-        const double memory = physical_memory_bytes();
-        limit = memory > 0 ? static_cast<std::size_t>(memory / 8) : std::size_t(1) << 30;
+        limit = static_cast<std::size_t>(host_memory_bytes() / 8);
     }
     ~Cache() {
         for (auto& [size, p] : free) std::free(p);

@@ -1,8 +1,6 @@
 // Memory estimates of the generators from their options (no allocation).
 #include "apps/ccsd_abcd/problem/generator_size.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <sstream>
 
@@ -10,11 +8,6 @@
 #include "core/error.hpp"
 
 namespace tessel::abcd {
-
-size_type host_memory_bytes() {
-    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && page > 0 ? static_cast<size_type>(pages) * page : size_type(8) << 30;
-}
 
 namespace {
 // Per tile position while a shape is drawn: alive flag, shuffled order, the kept pair and the

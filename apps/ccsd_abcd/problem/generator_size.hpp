@@ -5,11 +5,9 @@
 
 #include "apps/ccsd_abcd/problem/molecule_generator.hpp"
 #include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
+#include "core/app/machine.hpp"
 
 namespace tessel::abcd {
-
-/// Physical memory of this machine in bytes (8 GiB when it cannot be read).
-size_type host_memory_bytes();
 
 /// Bytes the synthetic generator needs at most for these options: every tile position of A
 /// and B (at most extent / tile_min + 1 tiles a side) is visited while the shapes are drawn.
@@ -22,8 +20,8 @@ double molecule_bytes_estimate(const MoleculeOptions& options);
 
 /// Throws InvalidInput "--m: the synthetic generator needs about 345 GiB for M=... (...), more
 /// than the 23.4 GiB of memory of this machine" when the estimate exceeds `memory` bytes.
-void check_synthetic_size(const SyntheticOptions& options, size_type memory = host_memory_bytes());
+void check_synthetic_size(const SyntheticOptions& options, size_type memory = size_type(host_memory_bytes()));
 /// Throws InvalidInput "--length: ..." likewise.
-void check_molecule_size(const MoleculeOptions& options, size_type memory = host_memory_bytes());
+void check_molecule_size(const MoleculeOptions& options, size_type memory = size_type(host_memory_bytes()));
 
 }  // namespace tessel::abcd
