@@ -1,5 +1,5 @@
 // In-memory reconstruction and projection: the single-process path of reconstruct.cpp
-// (ordering, local operator, batched solver) over arrays the caller owns.
+// (ordering, local operator, batched solver; FBP without the operator) over arrays the caller owns.
 #include "apps/xct/api.hpp"
 
 #include <omp.h>
@@ -8,6 +8,7 @@
 #include <cmath>
 #include <string>
 
+#include "apps/xct/direct_backprojection.hpp"
 #include "apps/xct/memory_estimate.hpp"
 #include "apps/xct/system_matrix.hpp"
 #include "core/error.hpp"
@@ -86,26 +87,30 @@ void to_ray_order(const std::vector<float>& natural, const Ordering& ordering, s
     }
 }
 
-// The batched loop of reconstruct_array and fbp_array: with `fbp`, the solver (no iterations)
-// starts from the filtered backprojection, as tessel-xct's --solver fbp.
-ArrayReconstructInfo solve_batches(const SinogramArray& s, const ArrayReconstructOptions& o,
-                                   const SolverOptions& solver_options, const FbpOptions* fbp,
-                                   std::span<float> volume) {
+// The geometry and centre of an array reconstruction, checked against the sinograms and the
+// volume it fills.
+std::pair<Geometry, double> array_geometry(const SinogramArray& s, const ArrayReconstructOptions& o,
+                                           std::span<float> volume) {
     check_sinograms(s);
     if (o.size < 0) TESSEL_INVALID_INPUT("size", 0, "negative image size " + str(o.size));
-    const Geometry g = geometry_of(o.size > 0 ? o.size : s.channels, s.channels, s.theta);
+    Geometry g = geometry_of(o.size > 0 ? o.size : s.channels, s.channels, s.theta);
     const double center = o.center.value_or(0.5 * double(s.channels));
     if (!(center >= 0.0 && center <= double(s.channels)))
         TESSEL_INVALID_INPUT("center", 0, "rotation centre " + std::to_string(center) + " outside the detector [0, " +
                                               str(s.channels) + "]");
-    const size_type pixels = g.num_pixels();
-    if (static_cast<size_type>(volume.size()) != s.slices * pixels)
+    if (static_cast<size_type>(volume.size()) != s.slices * g.num_pixels())
         TESSEL_INVALID_INPUT("volume", 0, "holds " + str(static_cast<size_type>(volume.size())) + " values, expected " +
                                               str(s.slices) + " x " + str(g.n) + " x " + str(g.n));
+    return {std::move(g), center};
+}
+
+// The batched loop of reconstruct_array: A and Aᵀ built once, K slices per solve.
+ArrayReconstructInfo solve_batches(const SinogramArray& s, const ArrayReconstructOptions& o,
+                                   const SolverOptions& solver_options, std::span<float> volume) {
+    const auto [g, center] = array_geometry(s, o, volume);
+    const size_type pixels = g.num_pixels();
     if (o.projector.backend == Backend::cuda && !cuda::device_available())
         TESSEL_THROW(NotCompiled, "backend cuda: no usable CUDA device (device: " + cuda::device_description() + ")");
-    if (fbp) fbp_frequency_response(2, *fbp);  // a bad cut-off fails before any work
-
     ArrayReconstructInfo info;
     info.n = g.n;
     info.batch_slices = choose_batch(g, s, o);
@@ -113,21 +118,12 @@ ArrayReconstructInfo solve_batches(const SinogramArray& s, const ArrayReconstruc
     auto op = make_local_projector<float>(g, ordering, o.projector);
     Solver<float> solver(*op, solver_options);
     const size_type k = info.batch_slices;
-    DenseMatrix<float> b(g.num_rays(), k), filtered, x_fbp;
-    if (fbp) filtered = DenseMatrix<float>(g.num_rays(), k);
+    DenseMatrix<float> b(g.num_rays(), k);
     for (size_type first = 0; first < s.slices; first += k) {
         const size_type count = std::min(k, s.slices - first);
-        auto natural = natural_batch(s, center, first, count);
-        to_ray_order(natural, ordering, count, b);
+        to_ray_order(natural_batch(s, center, first, count), ordering, count, b);
         SolverState<float> state;
-        if (fbp) {
-            fbp_filter_rows<float>(natural, count * s.angles, s.channels, s.theta, *fbp);
-            to_ray_order(natural, ordering, count, filtered);
-            op->backward(filtered, x_fbp);
-            solver.start_from(b, x_fbp, state);
-        } else {
-            solver.start(b, state);
-        }
+        solver.start(b, state);
         while (solver.running(state)) solver.step(b, state);
         float* out = volume.data() + first * pixels;
 #pragma omp parallel for schedule(static)
@@ -147,15 +143,34 @@ ArrayReconstructInfo solve_batches(const SinogramArray& s, const ArrayReconstruc
 
 ArrayReconstructInfo reconstruct_array(const SinogramArray& s, const ArrayReconstructOptions& o,
                                        std::span<float> volume) {
-    return solve_batches(s, o, o.solver, nullptr, volume);
+    return solve_batches(s, o, o.solver, volume);
 }
 
 ArrayReconstructInfo fbp_array(const SinogramArray& s, const ArrayReconstructOptions& o, const FbpOptions& fbp,
                                std::span<float> volume) {
-    SolverOptions none;  // as tessel-xct --solver fbp: CGLS's start from the image, no iterations
-    none.algorithm = Algorithm::cgls;
-    none.iterations = 0;
-    return solve_batches(s, o, none, &fbp, volume);
+    const auto [g, center] = array_geometry(s, o, volume);
+    fbp_frequency_response(2, fbp);  // a bad cut-off fails before any work
+    const size_type pixels = g.num_pixels();
+    ArrayReconstructInfo info;
+    info.n = g.n;
+    // No operator: batches only bound the filtered copy and the image (16 slices: SIMD width).
+    info.batch_slices = std::min<size_type>(s.slices, 16);
+    const Ordering natural = make_ordering(g, DomainOrder::natural);
+    const size_type k = info.batch_slices;
+    DenseMatrix<float> filtered(g.num_rays(), k), x;
+    for (size_type first = 0; first < s.slices; first += k) {
+        const size_type count = std::min(k, s.slices - first);
+        auto rows = natural_batch(s, center, first, count);
+        fbp_filter_rows<float>(rows, count * s.angles, s.channels, s.theta, fbp);
+        to_ray_order(rows, natural, count, filtered);
+        backproject_direct(filtered, g, 0.5 * double(s.channels), x);
+        float* out = volume.data() + first * pixels;
+#pragma omp parallel for schedule(static)
+        for (size_type i = 0; i < pixels; ++i)
+            for (size_type j = 0; j < count; ++j) out[j * pixels + i] = x(i, j);
+        info.histories.resize(info.histories.size() + count);  // no residual: FBP has no A·x
+    }
+    return info;
 }
 
 std::vector<float> reconstruct_array(const SinogramArray& s, const ArrayReconstructOptions& o) {

@@ -65,9 +65,10 @@ ArrayReconstructInfo reconstruct_array(const SinogramArray& sinograms, const Arr
 std::vector<float> reconstruct_array(const SinogramArray& sinograms, const ArrayReconstructOptions& options = {});
 
 /// Filtered backprojection of every slice, as tessel-xct --solver fbp: the centre-shifted rows
-/// filtered (fbp_filter_rows with `fbp`), then one Aᵀ SpMM per batch; options.solver is not
-/// used. info.histories[s] holds one value, the relative residual ‖b − A·x‖/‖b‖ of slice s's
-/// image (the CLI's). Throws as reconstruct_array, InvalidInput on a bad filter cut-off.
+/// filtered (fbp_filter_rows with `fbp`), then backprojected directly (backproject_direct, no
+/// operator is built); options.solver, order and projector are not used. info.histories[s] is
+/// empty (a residual would need A·x). Throws as reconstruct_array, InvalidInput on a bad
+/// filter cut-off.
 ArrayReconstructInfo fbp_array(const SinogramArray& sinograms, const ArrayReconstructOptions& options,
                                const FbpOptions& fbp, std::span<float> volume);
 

@@ -215,4 +215,17 @@ double find_center_vo(std::span<const float> sinogram, size_type num_theta, size
     return refined_minimum(centers, values) + 0.5;
 }
 
+std::vector<double> vo_metric_at(std::span<const float> sinogram, size_type num_theta, size_type num_rho,
+                                 const std::vector<double>& theta, const std::vector<double>& centers,
+                                 size_type max_angles) {
+    TESSEL_ENSURE_DIMS(static_cast<size_type>(sinogram.size()) == num_theta * num_rho &&
+                           static_cast<size_type>(theta.size()) == num_theta,
+                       "vo_metric_at: sizes do not match " + std::to_string(num_theta) + " x " + std::to_string(num_rho));
+    const SearchSinogram s = prepare(sinogram, num_theta, num_rho, theta, std::max<size_type>(8, max_angles));
+    Metric metric(s);
+    std::vector<double> values;
+    for (double c : centers) values.push_back(metric(c - 0.5));  // columns -> channel index
+    return values;
+}
+
 }  // namespace tessel::xct

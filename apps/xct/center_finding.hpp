@@ -37,6 +37,14 @@ struct CenterSearchOptions {
 double find_center_vo(std::span<const float> sinogram, size_type num_theta, size_type num_rho,
                       const std::vector<double>& theta_radians, const CenterSearchOptions& options = {});
 
+/// Vo's metric (the double-wedge energy above; smaller: more consistent) of one slice's
+/// sinogram at each trial centre (detector columns, as find_center_vo's result), without a
+/// search: what the centre gallery ranks its trials by. The same sinogram rules as
+/// find_center_vo; throws InvalidInput as it does.
+std::vector<double> vo_metric_at(std::span<const float> sinogram, size_type num_theta, size_type num_rho,
+                                 const std::vector<double>& theta_radians, const std::vector<double>& centers,
+                                 size_type max_angles = 360);
+
 /// io::shift_center with Keys cubic interpolation instead of linear (no half-channel blur, so
 /// that trial centres can be compared by eye and by sharpness): out[i] = in(i + center -
 /// cols/2), edge values beyond the detector. Throws InvalidInput when center is outside [0, cols].

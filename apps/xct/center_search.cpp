@@ -1,4 +1,4 @@
-// Trial centres: shift, filter, one backprojection of all trials, PNGs and the metric table.
+// Trial centres: filter once, backproject at each trial axis, PNGs, the metric table, the pick.
 #include "apps/xct/center_search.hpp"
 
 #include <algorithm>
@@ -11,6 +11,8 @@
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 #include "apps/xct/center_finding.hpp"
+#include "apps/xct/direct_backprojection.hpp"
+#include "core/dense.hpp"
 
 namespace tessel::xct {
 
@@ -77,8 +79,8 @@ void write_table(const std::string& path, const std::vector<CenterTrialResult>& 
     io::AtomicOutput output(path);
     {
         std::ofstream out(output.temp_path());
-        out << "center\tentropy\tsharpness\tpng\n";
-        for (const auto& r : rows) out << r.center << "\t" << r.entropy << "\t" << r.sharpness << "\t" << r.png << "\n";
+        out << "center\tvo\tentropy\tsharpness\tpng\n";
+        for (const auto& r : rows) out << r.center << "\t" << r.vo << "\t" << r.entropy << "\t" << r.sharpness << "\t" << r.png << "\n";
         if (!out) TESSEL_INVALID_INPUT(path, 0, "cannot write the centre table");
     }
     output.commit();
@@ -86,36 +88,78 @@ void write_table(const std::string& path, const std::vector<CenterTrialResult>& 
 
 }  // namespace
 
-template <typename V>
+std::vector<std::vector<float>> fbp_at_centers(std::vector<float> sinogram, const Geometry& g,
+                                               const std::vector<double>& centers, const FbpOptions& fbp) {
+    TESSEL_ENSURE_DIMS(static_cast<size_type>(sinogram.size()) == g.num_rays(),
+                       "fbp_at_centers: " + std::to_string(sinogram.size()) + " values for " + g.describe());
+    for (double c : centers)
+        if (!(c >= 0.0 && c <= double(g.num_rho)))
+            TESSEL_INVALID_INPUT("center-search", 0, "trial centre " + std::to_string(c) + " outside the detector [0, " +
+                                                         std::to_string(g.num_rho) + "]");
+    // The filter is shift-invariant: filter once, move the axis in the backprojection.
+    fbp_filter_rows<float>(sinogram, g.num_theta(), g.num_rho, g.theta, fbp);
+    DenseMatrix<float> b(g.num_rays(), 1), x;
+    std::copy(sinogram.begin(), sinogram.end(), b.data());
+    std::vector<std::vector<float>> images;
+    for (double c : centers) {
+        backproject_direct(b, g, c, x);
+        images.emplace_back(x.data(), x.data() + g.num_pixels());
+    }
+    return images;
+}
+
+CenterPick pick_center(const std::vector<CenterTrialResult>& rows) {
+    CenterPick pick;
+    if (rows.empty()) return pick;
+    pick.by_entropy = std::isnan(rows.front().vo);
+    auto key = [&](const CenterTrialResult& r) { return pick.by_entropy ? r.entropy : r.vo; };
+    for (std::size_t i = 1; i < rows.size(); ++i)
+        if (key(rows[i]) < key(rows[pick.index])) pick.index = i;
+    pick.at_edge = pick.index == 0 || pick.index + 1 == rows.size();
+    return pick;
+}
+
+namespace {
+
+// Vo's metric per trial; NaN for every trial when the scan does not allow it (not 180 degrees).
+std::vector<double> vo_column(const std::vector<float>& raw, const Geometry& g, const std::vector<double>& centers) {
+    try {
+        return vo_metric_at(raw, g.num_theta(), g.num_rho, g.theta, centers);
+    } catch (const InvalidInput&) {
+        return std::vector<double>(centers.size(), std::numeric_limits<double>::quiet_NaN());
+    }
+}
+
+void print_pick(const std::vector<CenterTrialResult>& rows, const CenterPick& pick, const CenterTrials& trials,
+                std::ostream& log) {
+    char line[256];
+    const double c = rows[pick.index].center;
+    if (pick.at_edge) {
+        std::snprintf(line, sizeof(line),
+                      "picked centre: none (the best trial, %.2f, is the %s edge of %g:%g: the range is too narrow; "
+                      "widen it past %.2f)\n",
+                      c, pick.index == 0 ? "lower" : "upper", trials.first, trials.last, c);
+    } else {
+        std::snprintf(line, sizeof(line), "picked centre: %.2f\n", c);
+    }
+    if (pick.by_entropy) log << "(Vo's metric needs a 180 degree scan: picked by the smallest entropy)\n";
+    log << line;
+}
+
+}  // namespace
+
 std::vector<CenterTrialResult> run_center_search(SinogramSource& source, size_type slice, const CenterTrials& trials,
-                                                 const Ordering& ordering, const ProjectorOptions& projector,
                                                  const FbpOptions& fbp, const std::string& dir, io::Colormap colormap,
                                                  std::ostream& log) {
     const Geometry& g = source.info().geometry;
     const auto centers = trials.centers();
     const auto count = static_cast<size_type>(centers.size());
-    for (double c : centers)
-        if (!(c >= 0.0 && c <= double(g.num_rho)))
-            TESSEL_INVALID_INPUT("center-search", 0, "trial centre " + std::to_string(c) + " outside the detector [0, " +
-                                                         std::to_string(g.num_rho) + "]");
     const auto raw = source.read_unshifted(slice);
-    // Column t of b: the slice shifted to trial centre t and filtered.
-    auto op = make_local_projector<V>(g, ordering, projector);
-    DenseMatrix<V> b(g.num_rays(), count), x;
-    for (size_type t = 0; t < count; ++t) {
-        std::vector<float> rows = raw;
-        shift_center_cubic(rows, g.num_theta(), g.num_rho, centers[t]);
-        fbp_filter_rows<float>(rows, g.num_theta(), g.num_rho, g.theta, fbp);
-        for (size_type i = 0; i < g.num_rays(); ++i) b(i, t) = static_cast<V>(rows[ordering.rays[i]]);
-    }
-    op->backward(b, x);
-    std::vector<std::vector<float>> images(static_cast<std::size_t>(count),
-                                           std::vector<float>(static_cast<std::size_t>(g.num_pixels())));
+    const auto images = fbp_at_centers(raw, g, centers, fbp);
+    const auto vo = vo_column(raw, g, centers);
     double low = std::numeric_limits<double>::infinity(), high = -low;
-    for (size_type i = 0; i < g.num_pixels(); ++i)
-        for (size_type t = 0; t < count; ++t) {
-            const float v = static_cast<float>(x(i, t));
-            images[t][ordering.pixels[i]] = v;
+    for (const auto& image : images)
+        for (float v : image) {
             low = std::min(low, double(v));
             high = std::max(high, double(v));
         }
@@ -127,6 +171,7 @@ std::vector<CenterTrialResult> run_center_search(SinogramSource& source, size_ty
     for (size_type t = 0; t < count; ++t) {
         CenterTrialResult r = score_image(images[t], g.n);
         r.center = centers[t];
+        r.vo = vo[t];
         char name[64];
         std::snprintf(name, sizeof(name), "center_%08.2f.png", centers[t]);
         r.png = (std::filesystem::path(dir) / name).string();
@@ -134,27 +179,19 @@ std::vector<CenterTrialResult> run_center_search(SinogramSource& source, size_ty
         rows.push_back(r);
     }
     write_table((std::filesystem::path(dir) / "center_search.tsv").string(), rows);
-    const auto best = std::max_element(rows.begin(), rows.end(),
-                                       [](const auto& a, const auto& b) { return a.sharpness < b.sharpness; });
+    const CenterPick pick = pick_center(rows);
     log << "centre search on slice " << slice << " (" << count << " trials, FBP " << to_string(fbp.filter) << "):\n";
-    log << "  centre    entropy  sharpness\n";
-    for (const auto& r : rows) {
-        char line[96];
-        std::snprintf(line, sizeof(line), "  %8.2f  %7.4f  %9.4g%s\n", r.center, r.entropy, r.sharpness,
-                      &r == &*best ? "  <- sharpest" : "");
+    log << "  centre   Vo metric   entropy  sharpness\n";
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const auto& r = rows[i];
+        char line[128];
+        std::snprintf(line, sizeof(line), "  %8.2f  %9.4g  %7.4f  %9.4g%s\n", r.center, r.vo, r.entropy, r.sharpness,
+                      i == pick.index ? (pick.at_edge ? "  <- smallest, at the range edge" : "  <- picked") : "");
         log << line;
     }
+    print_pick(rows, pick, trials, log);
     log << "gallery: " << dir << " (center_*.png, center_search.tsv)\n";
     return rows;
 }
-
-template std::vector<CenterTrialResult> run_center_search<float>(SinogramSource&, size_type, const CenterTrials&,
-                                                                 const Ordering&, const ProjectorOptions&,
-                                                                 const FbpOptions&, const std::string&, io::Colormap,
-                                                                 std::ostream&);
-template std::vector<CenterTrialResult> run_center_search<double>(SinogramSource&, size_type, const CenterTrials&,
-                                                                  const Ordering&, const ProjectorOptions&,
-                                                                  const FbpOptions&, const std::string&, io::Colormap,
-                                                                  std::ostream&);
 
 }  // namespace tessel::xct

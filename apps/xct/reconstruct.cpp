@@ -44,7 +44,10 @@ ReconstructResult run(const ReconstructOptions& o, MPI_Comm world, std::ostream&
         result.dry_run = true;
         return result;
     }
-    build_operator(c);
+    if (o.fbp)
+        prepare_direct_fbp(c);  // one backprojection needs no matrix
+    else
+        build_operator(c);
 
     SolverOptions solver_options = o.solver;
     if (o.fbp) solver_options.iterations = 0;  // the filtered backprojection is the answer

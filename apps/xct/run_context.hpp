@@ -4,6 +4,7 @@
 //   run_input.cpp        open the input (centre finding), fingerprint, checkpoint to resume
 //   run_plan.cpp         memory limit, rank grid, slices per batch, the plan printed
 //   run_operator.cpp     orderings, A and Aᵀ (local or distributed)
+//   run_direct_fbp.cpp   --solver fbp: no operator, the direct backprojection's setup
 //   phantom_sinogram.cpp the phantom's sinograms (with Poisson noise)
 //   run_round.cpp        a round: sinograms, stripes, FBP, start, iterations, gather
 //   checkpoint_columns.cpp  checkpoints of a round (write) and their columns (resume)
@@ -142,6 +143,10 @@ void plan_run(RunContext<V>& c, ReconstructResult& result);
 /// Ranks, orderings, A and Aᵀ; printed. run_operator.cpp.
 template <typename V>
 void build_operator(RunContext<V>& c);
+/// --solver fbp instead of build_operator: all ranks batch ranks, natural order, a matrix-free
+/// A (for the phantom's sinograms) and no Aᵀ: run_round backprojects directly. run_direct_fbp.cpp.
+template <typename V>
+void prepare_direct_fbp(RunContext<V>& c);
 /// b := the phantom's sinograms of slices [first, first + count) (noisy with --noise), kept
 /// for the save options. phantom_sinogram.cpp.
 template <typename V>

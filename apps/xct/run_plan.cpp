@@ -75,7 +75,7 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
                     size_type resume_width) {
     RunPlan plan;
     MemoryPlan& m = plan.memory;
-    m.nnz = nnz;
+    m.nnz = o.fbp ? 0 : nnz;  // --solver fbp builds no operator (direct backprojection)
     m.pixels = info.geometry.num_pixels();
     m.rays = info.geometry.num_rays();
     m.value_bytes = o.double_precision ? 8 : 4;
@@ -96,14 +96,20 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
         return estimate_memory(t).total() <= limit;
     };
     plan.scatter_transpose = o.projector.scatter_transpose;
-    if (o.auto_transpose && o.data_ranks == 0 && o.projector.kernel == Kernel::tiled_ell && !fits_with(1, 1)) {
+    if (!o.fbp && o.auto_transpose && o.data_ranks == 0 && o.projector.kernel == Kernel::tiled_ell && !fits_with(1, 1)) {
         // MemXCT splits A over data ranks when A + Aᵀ do not fit; A alone on every rank needs no
         // communication, so it comes first when it fits.
         m.scatter_transpose = true;
         plan.scatter_transpose = fits_with(1, 1);
         m.scatter_transpose = plan.scatter_transpose;
     }
-    if (plan.scatter_transpose) {
+    if (o.fbp) {
+        if (o.data_ranks > 1)
+            TESSEL_INVALID_INPUT("data-ranks", 0, "--solver fbp builds no operator to split; drop --data-ranks " +
+                                                      std::to_string(o.data_ranks));
+        plan.scatter_transpose = false;
+        plan.p_data = 1;
+    } else if (plan.scatter_transpose) {
         if (o.data_ranks > 1)
             TESSEL_INVALID_INPUT("transpose", 0, "scatter keeps A whole on every rank (batch parallelism only); drop "
                                                  "--data-ranks " + std::to_string(o.data_ranks));

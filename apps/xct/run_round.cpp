@@ -7,6 +7,7 @@
 
 #include "apps/xct/checkpoint_columns.hpp"
 #include "apps/xct/column_ops.hpp"
+#include "apps/xct/direct_backprojection.hpp"
 #include "apps/xct/fbp_filter.hpp"
 #include "apps/xct/run_context.hpp"
 #include "apps/xct/stripe_removal.hpp"
@@ -59,8 +60,25 @@ DenseMatrix<V> beamline_steps(RunContext<V>& c, DenseMatrix<V>& b, bool resuming
         fbp_filter_rows<V>(s, c.width() * g.num_theta(), g.num_rho, g.theta, o.fbp_options);
     });
     auto scope = c.times.scope("fbp");
-    c.op->backward(filtered, x_fbp);
+    if (o.fbp)  // no operator was built (run_direct_fbp.cpp): natural order, centre-shifted rows
+        backproject_direct(filtered, g, 0.5 * double(g.num_rho), x_fbp);
+    else
+        c.op->backward(filtered, x_fbp);
     return x_fbp;
+}
+
+// --solver fbp's answer as a finished state: the image, no iterations and no residual (that
+// would need A·x, which FBP does not build).
+template <typename V>
+void fbp_state(const DenseMatrix<V>& b, const DenseMatrix<V>& x_fbp, SolverState<V>& state) {
+    const size_type k = b.cols();
+    copy_matrix(x_fbp, state.x);
+    const auto bb = column_dots(b, b);
+    state.iteration = 0;
+    state.bnorm.assign(k, 0.0);
+    for (size_type j = 0; j < k; ++j) state.bnorm[j] = std::sqrt(bb[j]);
+    state.active.assign(k, 0);
+    state.history.assign(k, {});
 }
 
 // The state: the checkpoint's round (resuming), from the FBP image, or fresh.
@@ -77,6 +95,8 @@ void start_state(RunContext<V>& c, Solver<V>& solver, const DenseMatrix<V>& b, c
         broadcast_columns(*c.layout, c.resumed.get(), c.k(), state);
         state.iteration = static_cast<int>(c.resume_header[1]);
         c.resumed.reset();
+    } else if (c.o.fbp) {
+        fbp_state(b, x_fbp, state);
     } else if (x_fbp.rows() > 0) {
         solver.start_from(b, x_fbp, state);
     } else {

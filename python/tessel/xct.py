@@ -29,7 +29,7 @@ def reconstruct(tomo, theta, center=None, algorithm="cgls", num_iter=50, *, tol=
     algorithm: "cgls" or "sirt" (the iterative solvers of tessel-xct); num_iter iterations
     (a slice stops early when its relative residual drops below tol > 0); nonneg clamps SIRT's
     images to x >= 0. "fbp": filtered backprojection (tessel-xct --solver fbp; num_iter, tol
-    and nonneg unused) with filter_name "ramp", "shepp-logan", "cosine", "hamming" or "hann"
+    and nonneg unused; backprojected directly, no operator built, so no residual) with filter_name "ramp", "shepp-logan", "cosine", "hamming" or "hann"
     (TomoPy's "ramlak" and "shepp" are read as ramp and shepp-logan) cut off at filter_cutoff
     times Nyquist, in (0, 1]. sinogram_order=True takes tomo as (slices, angles, channels) like
     TomoPy's option of that name. batch_slices: slices solved together (0: as many as fit in

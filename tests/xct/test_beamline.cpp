@@ -11,6 +11,7 @@
 
 #include "apps/xct/center_finding.hpp"
 #include "apps/xct/center_search.hpp"
+#include "apps/xct/direct_backprojection.hpp"
 #include "apps/xct/fbp_filter.hpp"
 #include "apps/xct/output_check.hpp"
 #include "apps/xct/phantom.hpp"
@@ -43,12 +44,12 @@ struct Problem {
         sinogram.assign(y.data(), y.data() + g.num_rays());
     }
 
-    /// FBP of a natural sinogram: filter, then Aᵀ.
+    /// FBP of a natural sinogram: filter, then the direct backprojection (as --solver fbp).
     std::vector<float> fbp(std::vector<float> sino, const FbpOptions& options = {}) const {
         fbp_filter_rows<float>(sino, g.num_theta(), g.num_rho, g.theta, options);
         DenseMatrix<float> b(g.num_rays(), 1), x;
         std::copy(sino.begin(), sino.end(), b.data());
-        op->backward(b, x);
+        backproject_direct(b, g, 0.5 * double(g.num_rho), x);
         return std::vector<float>(x.data(), x.data() + g.num_pixels());
     }
 };
