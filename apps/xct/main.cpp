@@ -95,7 +95,8 @@ void add_operator_options(CLI::App& app, ReconstructOptions& o, CliText& t) {
     app.add_option("--transpose", t.transpose,
                    "Aᵀ: stored (built from A, the fastest products), scatter (only A is stored, Aᵀ·y runs "
                    "core's transposed kernel on A's tiles: half the memory, no transpose in the build, one data "
-                   "rank) or auto (stored, or scatter when A + Aᵀ would need data ranks and A alone fits)")
+                   "rank) or auto (the one with the smaller predicted build + iterations time among those that fit one "
+                   "rank; --dry-run prints why)")
         ->check(CLI::IsMember({"auto", "stored", "scatter"}))
         ->capture_default_str();
     app.add_option("--block-rows", o.projector.tiles.block_rows, "Tiled ELL rows per block (multiple of 32)")

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "apps/xct/run_context.hpp"
+#include "apps/xct/transpose_choice.hpp"
 #include "core/comm/mpi_check.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
@@ -96,11 +97,16 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
         return estimate_memory(t).total() <= limit;
     };
     plan.scatter_transpose = o.projector.scatter_transpose;
-    if (!o.fbp && o.auto_transpose && o.data_ranks == 0 && o.projector.kernel == Kernel::tiled_ell && !fits_with(1, 1)) {
-        // MemXCT splits A over data ranks when A + Aᵀ do not fit; A alone on every rank needs no
-        // communication, so it comes first when it fits.
+    if (!o.fbp && o.auto_transpose && o.data_ranks == 0 && o.projector.kernel == Kernel::tiled_ell) {
+        // The faster total of the forms that fit one rank (transpose_choice.hpp); A alone on every
+        // rank needs no communication, so it comes before data ranks when A + Aᵀ do not fit.
+        const bool stored_fits = fits_with(1, 1);
         m.scatter_transpose = true;
-        plan.scatter_transpose = fits_with(1, 1);
+        const bool scatter_fits = fits_with(1, 1);
+        const TransposeChoice choice = choose_transpose(nnz, o.solver.iterations, (info.slices + ranks - 1) / ranks,
+                                                        stored_fits, scatter_fits);
+        plan.scatter_transpose = choice.scatter;
+        plan.transpose_why = choice.why;
         m.scatter_transpose = plan.scatter_transpose;
     }
     if (o.fbp) {
@@ -213,9 +219,9 @@ void plan_run(RunContext<V>& c, ReconstructResult& result) {
         << c.plan.k << " slice(s) per batch, " << c.rounds() << " round(s); " << method_name(o);
     if (!o.fbp) log << ", " << o.solver.iterations << " iterations";
     log << ", " << precision_name(o) << " precision, " << to_string(o.order) << " order";
-    if (c.plan.scatter_transpose)
-        log << ", A^T by the scatter kernel on A" << (o.auto_transpose ? " (A + A^T would need data ranks)" : "");
+    if (c.plan.scatter_transpose && !o.auto_transpose) log << ", A^T by the scatter kernel on A";
     log << "\n";
+    if (!c.plan.transpose_why.empty()) log << "  --transpose auto: " << c.plan.transpose_why << "\n";
     log << "memory estimate (nnz(A) <= " << c.nnz_bound << "):\n" << estimate_text(c.plan.estimate, c.limit);
     if (!c.plan.does_not_fit.empty()) log << "does not fit: " << c.plan.does_not_fit << "\n";
     if (o.dry_run) log << data_ranks_needed(c.plan.memory, c.limit) << "\n";

@@ -16,6 +16,7 @@ struct RunPlan {
     int p_data = 1, p_batch = 1;
     size_type k = 1;
     bool scatter_transpose = false;  // A alone, Aᵀ by the scatter kernel (asked for or chosen)
+    std::string transpose_why;       // --transpose auto: the choice and its predicted times
     MemoryPlan memory;
     MemoryEstimate estimate;
     std::string does_not_fit;  // why the estimate exceeds the limit (dry runs report it)

@@ -1,0 +1,43 @@
+// The predicted times of both transpose forms and the pick, with its reason in words.
+#include "apps/xct/transpose_choice.hpp"
+
+#include <cstdio>
+
+#include "apps/xct/system_matrix.hpp"
+
+namespace tessel::xct {
+
+TransposeRates reference_transpose_rates() {
+    const Geometry reference{512, 512, uniform_angles(750)};
+    const double nnz = double(estimate_nnz(reference));
+    return {3.74 / nnz, (12.47 - 3.74) / nnz, 0.236 / nnz, 0.345 / nnz};
+}
+
+TransposeChoice choose_transpose(size_type nnz, int iterations, size_type slices, bool stored_fits, bool scatter_fits,
+                                 const TransposeRates& r) {
+    const double passes = double(iterations) * double((std::max<size_type>(slices, 1) + 15) / 16);
+    const double n = double(nnz);
+    TransposeChoice c;
+    c.stored_seconds = n * (r.trace + r.transpose + passes * r.iteration_stored);
+    c.scatter_seconds = n * (r.trace + passes * r.iteration_scatter);
+    char line[256];
+    if (!stored_fits && !scatter_fits) {
+        c.why = "A + A^T split over data ranks (A alone does not fit one rank either)";
+        return c;
+    }
+    if (!stored_fits) {
+        c.scatter = true;
+        c.why = "A^T by the scatter kernel on A (A + A^T would need data ranks)";
+        return c;
+    }
+    c.scatter = scatter_fits && c.scatter_seconds < c.stored_seconds;
+    std::snprintf(line, sizeof(line),
+                  "%s: predicted %.1f s scatter against %.1f s stored (build + %.0f iteration passes; the stored "
+                  "A^T pays back after about %.0f passes)",
+                  c.scatter ? "A^T by the scatter kernel on A" : "A^T stored", c.scatter_seconds, c.stored_seconds,
+                  passes, r.transpose / (r.iteration_scatter - r.iteration_stored));
+    c.why = line;
+    return c;
+}
+
+}  // namespace tessel::xct

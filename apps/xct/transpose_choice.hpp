@@ -1,0 +1,36 @@
+// --transpose auto: the stored Aᵀ or the scatter kernel on A, whichever the predicted total time
+// (build + iterations) favours, among those that fit one rank.
+#pragma once
+
+#include <string>
+
+#include "apps/xct/geometry.hpp"
+#include "core/types.hpp"
+
+namespace tessel::xct {
+
+/// Seconds per nonzero of A measured on the reference run (docs/BENCHMARKS.md "Operator build
+/// and memory": 512² x 750, 2 threads, vm-epyc, commit c29c391): the build is 3.74 s with
+/// scatter (the trace alone) and 12.47 s stored (trace + transpose); one K = 1 CGLS iteration
+/// is 0.236 s stored and 0.345 s scatter. Divided by estimate_nnz of that geometry, so that a
+/// run's prediction scales with its own estimate_nnz.
+struct TransposeRates {
+    double trace = 0, transpose = 0, iteration_stored = 0, iteration_scatter = 0;
+};
+TransposeRates reference_transpose_rates();
+
+struct TransposeChoice {
+    bool scatter = false;
+    double stored_seconds = 0, scatter_seconds = 0;  // predicted build + iterations (0: does not fit)
+    std::string why;  // one line for the plan and --dry-run
+};
+
+/// Predicts both forms for nnz nonzeros, `iterations` per round and `slices` per batch group:
+/// an iteration costs the K = 1 time for up to 16 slices side by side and grows linearly
+/// beyond (one 512² x 750 iteration: 0.236 s at K = 1, 0.261 s at K = 16), so the iterations
+/// cost iterations x ceil(slices / 16) K = 1 iterations. Picks the faster of those that fit;
+/// neither fitting leaves stored (data ranks split A + Aᵀ).
+TransposeChoice choose_transpose(size_type nnz, int iterations, size_type slices, bool stored_fits, bool scatter_fits,
+                                 const TransposeRates& rates = reference_transpose_rates());
+
+}  // namespace tessel::xct

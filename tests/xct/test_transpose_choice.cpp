@@ -1,0 +1,31 @@
+// --transpose auto: the predicted totals of the stored Aᵀ and the scatter kernel, and the pick.
+#include <catch2/catch.hpp>
+
+#include "apps/xct/system_matrix.hpp"
+#include "apps/xct/transpose_choice.hpp"
+
+using namespace tessel;
+using namespace tessel::xct;
+
+TEST_CASE("transpose auto takes the form with the smaller predicted total", "[xct][transpose]") {
+    const size_type nnz = estimate_nnz(Geometry{512, 512, uniform_angles(750)});
+    // The reference run itself: the measured build times come back.
+    const auto none = choose_transpose(nnz, 0, 1, true, true);
+    CHECK(none.scatter_seconds == Approx(3.74));
+    CHECK(none.stored_seconds == Approx(12.47));
+    // 24 iterations of one slice: 3.74 + 24·0.345 = 12.0 s against 12.47 + 24·0.236 = 18.1 s.
+    const auto short_run = choose_transpose(nnz, 24, 1, true, true);
+    CHECK(short_run.scatter);
+    CHECK(short_run.scatter_seconds == Approx(3.74 + 24 * 0.345));
+    CHECK(short_run.why.find("A^T by the scatter kernel on A: predicted 12.0 s scatter against 18.1 s stored") == 0);
+    // Past about 80 passes the stored Aᵀ pays back; 64 slices are 4 passes per iteration.
+    CHECK_FALSE(choose_transpose(nnz, 200, 1, true, true).scatter);
+    CHECK(choose_transpose(nnz, 50, 16, true, true).scatter);
+    CHECK_FALSE(choose_transpose(nnz, 50, 64, true, true).scatter);
+    // What fits comes first.
+    CHECK(choose_transpose(nnz, 1000, 1, false, true).scatter);
+    CHECK_FALSE(choose_transpose(nnz, 24, 1, true, false).scatter);
+    const auto neither = choose_transpose(nnz, 24, 1, false, false);
+    CHECK_FALSE(neither.scatter);
+    CHECK(neither.why.find("data ranks") != std::string::npos);
+}
