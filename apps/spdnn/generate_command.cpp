@@ -105,6 +105,11 @@ int run_generate(const GenerateArgs& a) {
     if (comm::rank_of(MPI_COMM_WORLD) != 0) return 0;  // one writer
     if (a.threads > 0) omp_set_num_threads(a.threads);
     const Value bias = bias_of(a);
+    // At least a feature list (24 bytes) and a row pointer (8) per image: a count this node
+    // cannot hold is refused with its size, not by std::bad_alloc.
+    if (a.images > 0)
+        app::require_memory("--images " + std::to_string(a.images), "the images' feature lists",
+                            32.0 * double(a.images));
     if (a.binary)
         generate_binary(a, bias);
     else

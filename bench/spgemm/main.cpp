@@ -19,6 +19,7 @@
 
 #include "core/app/cli_checks.hpp"
 #include "bench/common/cpu_load.hpp"
+#include "bench/common/input_matrix.hpp"
 #include "bench/common/table.hpp"
 #include "bench/spgemm/peers.hpp"
 #include "core/error.hpp"
@@ -141,6 +142,7 @@ std::vector<Input<I>> make_inputs(const Options& o) {
     for (const auto& path : o.matrix_files) {
 #ifdef TESSEL_BENCH_HAVE_IO
         auto a = io::read_matrix_market_csr<double, I>(path);
+        require_nonempty(a, path);
         const bool square = a.rows() == a.cols();
         const auto slash = path.find_last_of('/');
         in.push_back({path.substr(slash == std::string::npos ? 0 : slash + 1) +

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 
+#include "bench/common/input_matrix.hpp"
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #ifdef TESSEL_BENCH_HAVE_IO
@@ -54,6 +55,7 @@ Csr<V, Index> make_matrix(const MatrixSpec& spec) {
     if (spec.kind == "file") {
 #ifdef TESSEL_BENCH_HAVE_IO
         auto a = io::read_matrix_market_csr<V, Index>(spec.path);
+        require_nonempty(a, spec.path);
         if (!a.sorted()) a.sort_columns();
         return a;
 #else
