@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "apps/spdnn/engine.hpp"
+#include "core/cuda/device_code.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm_kernels.hpp"
@@ -97,7 +98,7 @@ public:
         cuda::DeviceBuffer<float> d_val(val.data(), static_cast<size_type>(val.size()), stream_);
         TESSEL_CUDA_CHECK(cudaMemsetAsync(b_.data(), 0, sizeof(float) * n_ * k_, stream_));
         if (k_ > 0)
-            scatter_images<<<blocks_for(k_), threads_per_block, 0, stream_>>>(d_rp.data(), d_col.data(), d_val.data(),
+            TESSEL_LAUNCH(blocks_for(k_), threads_per_block, 0, stream_, scatter_images)(d_rp.data(), d_col.data(), d_val.data(),
                                                                                k_, b_.data());
         TESSEL_CUDA_CHECK_LAUNCH();
         run(0, wt, ep, times, t);
@@ -197,7 +198,7 @@ private:
         if (k_ > 0) {
             TESSEL_CUDA_CHECK(cudaMemsetAsync(live_d_.data(), 0, sizeof(int) * k_, stream_));
             dim3 grid(static_cast<unsigned>(blocks_for(k_)), static_cast<unsigned>((n_ + rows_per_strip - 1) / rows_per_strip));
-            mark_live_columns<<<grid, threads_per_block, 0, stream_>>>(c_.data(), n_, k_, live_d_.data());
+            TESSEL_LAUNCH(grid, threads_per_block, 0, stream_, mark_live_columns)(c_.data(), n_, k_, live_d_.data());
             TESSEL_CUDA_CHECK_LAUNCH();
             std::vector<int> live(k_);
             live_d_.download(live.data(), k_, stream_);
@@ -212,7 +213,7 @@ private:
         } else {
             if (k_new > 0) {
                 src_d_.upload(keep.data(), k_new, stream_);
-                gather_columns<<<blocks_for(n_ * k_new), threads_per_block, 0, stream_>>>(c_.data(), n_, k_, src_d_.data(),
+                TESSEL_LAUNCH(blocks_for(n_ * k_new), threads_per_block, 0, stream_, gather_columns)(c_.data(), n_, k_, src_d_.data(),
                                                                                           k_new, b_.data());
                 TESSEL_CUDA_CHECK_LAUNCH();
                 TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream_));

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_code.hpp"
 #include "core/cuda/detail.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/instantiate.hpp"
@@ -213,7 +214,7 @@ void launch_epilogue(V* c, size_type rows, size_type cols, size_type ldc, const 
     const size_type wanted = (count + 255) / 256;
     // A grid-stride loop: a few waves of blocks are enough for an element-wise pass.
     const unsigned blocks = static_cast<unsigned>(std::min<size_type>(wanted, 65536));
-    epilogue_kernel<V><<<blocks, 256, 0, stream>>>(c, rows, cols, ldc, ep, from_zero);
+    TESSEL_LAUNCH(blocks, 256, 0, stream, epilogue_kernel<V>)(c, rows, cols, ldc, ep, from_zero);
     TESSEL_CUDA_CHECK_LAUNCH();
 }
 
@@ -227,7 +228,7 @@ void spmm_warp_row(const DeviceCsr<V, I>& a, InputView<V> b, DenseView<V> c,
     detail::check_spmm_shapes("cuda::spmm_warp_row", a.rows(), a.cols(), b, c);
     const size_type rows = a.rows(), k = b.cols;
     if (rows == 0 || k == 0) return;
-    warp_row_kernel<V, I><<<blocks_for_warps(rows), csr_block_threads, 0, stream>>>(
+    TESSEL_LAUNCH(blocks_for_warps(rows), csr_block_threads, 0, stream, warp_row_kernel<V, I>)(
         rows, a.row_ptr(), a.col_idx(), a.values(), b.data, b.ld, c.data, c.ld, k,
         column_lanes(k), ep);
     TESSEL_CUDA_CHECK_LAUNCH();
@@ -255,11 +256,11 @@ void spmm_merge(const DeviceCsr<V, I>& a, InputView<V> b, DenseView<V> c,
     detail::StreamScratch head(static_cast<std::size_t>(parts * k) * sizeof(V), stream);
     auto* carry_values = static_cast<V*>(carry.get());
     auto* carry_rows = static_cast<size_type*>(carry_row.get());
-    merge_kernel<V, I><<<blocks_for_warps(parts), csr_block_threads, 0, stream>>>(
+    TESSEL_LAUNCH(blocks_for_warps(parts), csr_block_threads, 0, stream, merge_kernel<V, I>)(
         rows, nnz, a.row_ptr(), a.col_idx(), a.values(), b.data, b.ld, c.data, c.ld, k,
         column_lanes(k), parts, per_part, carry_values, carry_rows, static_cast<V*>(head.get()), ep);
     TESSEL_CUDA_CHECK_LAUNCH();
-    merge_fixup_kernel<V><<<blocks_for_warps(parts), csr_block_threads, 0, stream>>>(
+    TESSEL_LAUNCH(blocks_for_warps(parts), csr_block_threads, 0, stream, merge_fixup_kernel<V>)(
         parts, carry_rows, carry_values, static_cast<const V*>(head.get()), c.data, c.ld, k, ep);
     TESSEL_CUDA_CHECK_LAUNCH();
 }

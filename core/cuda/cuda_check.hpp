@@ -11,7 +11,13 @@ namespace tessel::cuda::detail {
 
 /// "cudaErrorX (description)" for a runtime status.
 inline std::string cuda_status_string(cudaError_t status) {
-    return std::string(cudaGetErrorName(status)) + " (" + cudaGetErrorString(status) + ")";
+    std::string s = std::string(cudaGetErrorName(status)) + " (" + cudaGetErrorString(status) + ")";
+#if defined(TESSEL_CUDA_SIM)
+    // The simulator says what the device code did wrong, and where.
+    const std::string detail = ::tessel::sim::last_error_detail();
+    if (!detail.empty()) s += ": simulator: " + detail;
+#endif
+    return s;
 }
 
 /// Name and description of a cuSPARSE / cuBLAS status (core/cuda/device_info.cpp), taken as

@@ -2,6 +2,7 @@
 #include <string>
 
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_code.hpp"
 #include "core/cuda/row_sums.hpp"
 #include "core/error.hpp"
 
@@ -55,7 +56,7 @@ void gather_rows(RowsView<V> in, const size_type* rows, size_type count, V* pack
                  cudaStream_t stream) {
     check_row_major(in.layout, Layout::row_major, "cuda::device::gather_rows");
     if (count == 0 || in.cols == 0) return;
-    gather_rows_kernel<V><<<row_grid(count, in.cols), dim3(tile_cols, tile_rows), 0, stream>>>(
+    TESSEL_LAUNCH(row_grid(count, in.cols), dim3(tile_cols, tile_rows), 0, stream, gather_rows_kernel<V>)(
         in.data, in.ld, rows, count, in.cols, packed);
     TESSEL_CUDA_CHECK(cudaGetLastError());
 }
@@ -69,7 +70,7 @@ void add_row_sums(RowsView<V> in, const size_type* rows, const size_type* ptr,
                                                 std::to_string(in.cols) + " and " +
                                                 std::to_string(out.cols) + " differ");
     if (targets == 0 || out.cols == 0) return;
-    add_row_sums_kernel<V><<<row_grid(targets, out.cols), dim3(tile_cols, tile_rows), 0, stream>>>(
+    TESSEL_LAUNCH(row_grid(targets, out.cols), dim3(tile_cols, tile_rows), 0, stream, add_row_sums_kernel<V>)(
         in.data, in.ld, rows, ptr, sources, targets, out.cols, out.data, out.ld);
     TESSEL_CUDA_CHECK(cudaGetLastError());
 }

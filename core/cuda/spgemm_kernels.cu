@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_code.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/cuda/spgemm_kernels.cuh"
 #include "core/error.hpp"
@@ -51,8 +52,8 @@ struct PoolView {
 // from the pool and cleared when the row may overflow level 1. Values (when V is not void)
 // are zeroed alongside.
 template <typename I, typename Payload>
-__device__ WarpHash<I> begin_row(I* l1_keys, Payload* l1_values, int l1_slots, int* used,
-                                 int* closed, I* pool_keys, Payload* pool_values,
+__device__ WarpHash<I> begin_row(SharedPtr<I> l1_keys, SharedPtr<Payload> l1_values, int l1_slots,
+                                 SharedPtr<int> used, SharedPtr<int> closed, I* pool_keys, Payload* pool_values,
                                  const PoolView& pool, std::int64_t bound, int lane, int hint) {
     WarpHash<I> map;
     const int want = ceil_log2(2 * bound > warp_size ? 2 * bound : warp_size);
@@ -106,10 +107,11 @@ __global__ void __launch_bounds__(block_threads)
                     const std::int64_t* __restrict__ brp, const I* __restrict__ bcol,
                     const std::int64_t* __restrict__ bound, int l1_slots, I* pool_keys,
                     PoolView pool, std::int64_t* __restrict__ row_nnz) {
-    extern __shared__ unsigned char shared[];
-    __shared__ int used[warps_per_block], closed[warps_per_block];
+    TESSEL_DYNAMIC_SHARED(unsigned char, shared);
+    TESSEL_SHARED_ARRAY(int, used, warps_per_block);
+    TESSEL_SHARED_ARRAY(int, closed, warps_per_block);
     const int lane = threadIdx.x % warp_size, w = threadIdx.x / warp_size;
-    I* keys = reinterpret_cast<I*>(shared) + std::int64_t(w) * l1_slots;
+    const SharedPtr<I> keys = pointer_cast<I>(shared) + std::int64_t(w) * l1_slots;
     const std::int64_t first = (std::int64_t(blockIdx.x) * block_threads + threadIdx.x) / warp_size;
     const std::int64_t stride = std::int64_t(gridDim.x) * warps_per_block;
     for (std::int64_t i = first; i < m; i += stride) {
@@ -141,12 +143,14 @@ __global__ void __launch_bounds__(block_threads)
                    const std::int64_t* __restrict__ crp, int l1_slots, I* pool_keys,
                    V* pool_values, PoolView pool, I* __restrict__ ccol, V* __restrict__ cval,
                    int* mismatch) {
-    extern __shared__ unsigned char shared[];
-    __shared__ int used[warps_per_block], closed[warps_per_block], written[warps_per_block];
+    TESSEL_DYNAMIC_SHARED(unsigned char, shared);
+    TESSEL_SHARED_ARRAY(int, used, warps_per_block);
+    TESSEL_SHARED_ARRAY(int, closed, warps_per_block);
+    TESSEL_SHARED_ARRAY(int, written, warps_per_block);
     const int lane = threadIdx.x % warp_size, w = threadIdx.x / warp_size;
-    V* values = reinterpret_cast<V*>(shared) + std::int64_t(w) * l1_slots;
-    I* keys = reinterpret_cast<I*>(reinterpret_cast<V*>(shared) + std::int64_t(warps_per_block) * l1_slots) +
-              std::int64_t(w) * l1_slots;
+    const SharedPtr<V> values = pointer_cast<V>(shared) + std::int64_t(w) * l1_slots;
+    const SharedPtr<I> keys = pointer_cast<I>(pointer_cast<V>(shared) + std::int64_t(warps_per_block) * l1_slots) +
+                              std::int64_t(w) * l1_slots;
     const std::int64_t first = (std::int64_t(blockIdx.x) * block_threads + threadIdx.x) / warp_size;
     const std::int64_t stride = std::int64_t(gridDim.x) * warps_per_block;
     for (std::int64_t i = first; i < m; i += stride) {
@@ -214,12 +218,13 @@ __global__ void __launch_bounds__(block_threads)
                  const std::int64_t* __restrict__ crp, const I* __restrict__ ccol, int l1_slots,
                  I* pool_keys, int* pool_places, PoolView pool, V* __restrict__ cval,
                  int* mismatch) {
-    extern __shared__ unsigned char shared[];
-    __shared__ int used[warps_per_block], closed[warps_per_block];
+    TESSEL_DYNAMIC_SHARED(unsigned char, shared);
+    TESSEL_SHARED_ARRAY(int, used, warps_per_block);
+    TESSEL_SHARED_ARRAY(int, closed, warps_per_block);
     const int lane = threadIdx.x % warp_size, w = threadIdx.x / warp_size;
-    int* places = reinterpret_cast<int*>(shared) + std::int64_t(w) * l1_slots;
-    I* keys = reinterpret_cast<I*>(reinterpret_cast<int*>(shared) + std::int64_t(warps_per_block) * l1_slots) +
-              std::int64_t(w) * l1_slots;
+    const SharedPtr<int> places = pointer_cast<int>(shared) + std::int64_t(w) * l1_slots;
+    const SharedPtr<I> keys = pointer_cast<I>(pointer_cast<int>(shared) + std::int64_t(warps_per_block) * l1_slots) +
+                              std::int64_t(w) * l1_slots;
     const std::int64_t first = (std::int64_t(blockIdx.x) * block_threads + threadIdx.x) / warp_size;
     const std::int64_t stride = std::int64_t(gridDim.x) * warps_per_block;
     for (std::int64_t i = first; i < m; i += stride) {
@@ -367,7 +372,7 @@ SpgemmPlan symbolic_on_device(const Csr<V, I>& a, const Csr<V, I>& b, const Spge
         DeviceBuffer<I> pool_keys(pool.slots());
         DeviceBuffer<std::int64_t> d_bound(bound.data(), m), row_nnz(m);
         const std::size_t shared = std::size_t(warps_per_block) * l1_slots * sizeof(I);
-        symbolic_kernel<I><<<blocks, block_threads, shared>>>(
+        TESSEL_LAUNCH(blocks, block_threads, shared, nullptr, symbolic_kernel<I>)(
             m, da.row_ptr.data(), da.col.data(), db.row_ptr.data(), db.col.data(), d_bound.data(),
             int(l1_slots), pool_keys.data(), pool.view, row_nnz.data());
         TESSEL_CUDA_CHECK_LAUNCH();
@@ -406,7 +411,7 @@ void numeric_on_device(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, 
         DeviceBuffer<int> pool_places(pool.slots());
         const std::size_t shared = std::size_t(warps_per_block) * l1_slots * (sizeof(I) + sizeof(int));
         if (m > 0) {
-            reuse_kernel<V, I><<<blocks, block_threads, shared>>>(
+            TESSEL_LAUNCH(blocks, block_threads, shared, nullptr, reuse_kernel<V, I>)(
                 m, da.row_ptr.data(), da.col.data(), da.val.data(), db.row_ptr.data(),
                 db.col.data(), db.val.data(), crp.data(), ccol.data(), int(l1_slots),
                 pool_keys.data(), pool_places.data(), pool.view, cval.data(), mismatch.data());
@@ -428,7 +433,7 @@ void numeric_on_device(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, 
     DeviceBuffer<V> pool_values(pool.slots());
     const std::size_t shared = std::size_t(warps_per_block) * l1_slots * (sizeof(I) + sizeof(V));
     if (m > 0) {
-        numeric_kernel<V, I><<<blocks, block_threads, shared>>>(
+        TESSEL_LAUNCH(blocks, block_threads, shared, nullptr, numeric_kernel<V, I>)(
             m, da.row_ptr.data(), da.col.data(), da.val.data(), db.row_ptr.data(), db.col.data(),
             db.val.data(), crp.data(), int(l1_slots), pool_keys.data(), pool_values.data(),
             pool.view, ccol.data(), cval.data(), mismatch.data());

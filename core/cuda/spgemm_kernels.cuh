@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/cuda/device_code.hpp"
+
 namespace tessel::cuda::spgemm_device {
 
 inline constexpr int warp_size = 32;
@@ -23,14 +25,14 @@ __device__ __forceinline__ std::int64_t hash_slot(I key, int bits) {
                                      (64 - bits));
 }
 
-/// atomicCAS on a 32- or 64-bit key.
-template <typename I>
-__device__ __forceinline__ I cas_key(I* address, I expected, I desired) {
+/// atomicCAS on a 32- or 64-bit key, in shared (SharedPtr) or global memory.
+template <typename Pointer, typename I>
+__device__ __forceinline__ I cas_key(Pointer address, I expected, I desired) {
     if constexpr (sizeof(I) == 4) {
-        return static_cast<I>(atomicCAS(reinterpret_cast<int*>(address), static_cast<int>(expected),
+        return static_cast<I>(atomicCAS(pointer_cast<int>(address), static_cast<int>(expected),
                                         static_cast<int>(desired)));
     } else {
-        return static_cast<I>(atomicCAS(reinterpret_cast<unsigned long long*>(address),
+        return static_cast<I>(atomicCAS(pointer_cast<unsigned long long>(address),
                                         static_cast<unsigned long long>(expected),
                                         static_cast<unsigned long long>(desired)));
     }
@@ -45,11 +47,11 @@ inline constexpr std::int64_t no_room = INT64_MIN;
 /// distinct: they come from one row of B). Level 2 is sized for the whole row and never fills.
 template <typename I>
 struct WarpHash {
-    I* l1;          // shared memory
-    int l1_bits;    // log2 of the level-1 window
-    int l1_limit;   // entries level 1 admits
-    int* l1_used;   // shared counter
-    int* l1_closed; // shared flag
+    SharedPtr<I> l1;           // shared memory
+    int l1_bits;               // log2 of the level-1 window
+    int l1_limit;              // entries level 1 admits
+    SharedPtr<int> l1_used;    // shared counter
+    SharedPtr<int> l1_closed;  // shared flag
     I* l2;          // global memory chunk, or nullptr
     int l2_bits;
     int chunk;      // the pool chunk holding l2, or -1
@@ -58,21 +60,20 @@ struct WarpHash {
     /// this call inserted it. no_room when the row has more keys than it was sized for (its
     /// operands do not have the pattern of the plan): probing stops after a full window.
     __device__ __forceinline__ std::int64_t insert(I key, bool& fresh) const {
-        volatile I* keys = l1;
         const std::int64_t window = std::int64_t(1) << l1_bits, mask = window - 1;
         std::int64_t h = hash_slot(key, l1_bits);
         fresh = false;
         for (std::int64_t probes = 0; probes < window; ++probes) {
-            const I current = keys[h];
+            const I current = load_volatile(l1 + h);
             if (current == key) return h;
             if (current == I(-1)) {
                 // Only a row with a second level limits the first: the reservation keeps it
                 // at most half full, and a failed one closes it for the rest of the row.
                 if (l2 != nullptr) {
-                    if (*reinterpret_cast<volatile int*>(l1_closed)) break;
+                    if (load_volatile(l1_closed)) break;
                     if (atomicAdd(l1_used, 1) >= l1_limit) {
                         atomicSub(l1_used, 1);
-                        *reinterpret_cast<volatile int*>(l1_closed) = 1;
+                        store_volatile(l1_closed, 1);
                         break;
                     }
                 }
@@ -93,21 +94,19 @@ struct WarpHash {
 
     /// The slot of `key` as insert() numbers them, or no_room when it is in neither level.
     __device__ __forceinline__ std::int64_t find(I key) const {
-        volatile I* keys = l1;
         const std::int64_t window = std::int64_t(1) << l1_bits, mask = window - 1;
         std::int64_t h = hash_slot(key, l1_bits);
         for (std::int64_t probes = 0; probes < window; ++probes) {
-            const I current = keys[h];
+            const I current = load_volatile(l1 + h);
             if (current == key) return h;
             if (current == I(-1)) break;
             h = (h + 1) & mask;
         }
         if (l2 == nullptr) return no_room;
-        volatile I* keys2 = l2;
         const std::int64_t window2 = std::int64_t(1) << l2_bits, mask2 = window2 - 1;
         h = hash_slot(key, l2_bits);
         for (std::int64_t probes = 0; probes < window2; ++probes) {
-            const I current = keys2[h];
+            const I current = load_volatile(l2 + h);
             if (current == key) return -1 - h;
             if (current == I(-1)) return no_room;
             h = (h + 1) & mask2;
@@ -116,12 +115,11 @@ struct WarpHash {
     }
 
     __device__ __forceinline__ std::int64_t insert_l2(I key, bool& fresh) const {
-        volatile I* keys = l2;
         const std::int64_t window = std::int64_t(1) << l2_bits, mask = window - 1;
         std::int64_t h = hash_slot(key, l2_bits);
         fresh = false;
         for (std::int64_t probes = 0; probes < window; ++probes) {
-            const I current = keys[h];
+            const I current = load_volatile(l2 + h);
             if (current == key) return h;
             if (current == I(-1)) {
                 const I previous = cas_key(l2 + h, I(-1), key);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_code.hpp"
 #include "core/cuda/detail.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/instantiate.hpp"
@@ -56,8 +57,7 @@ __global__ void __launch_bounds__(tiled_max_threads<R, V>(), 1)
     tiled_ell_kernel(TiledArgs<V, I> a, const V* __restrict__ b, size_type ldb,
                      V* __restrict__ c, size_type ldc, size_type k_first, size_type k_end,
                      Epilogue<V> ep) {
-    extern __shared__ __align__(16) unsigned char tiled_shared[];
-    V* buf = reinterpret_cast<V*>(tiled_shared);
+    TESSEL_DYNAMIC_SHARED(V, buf);
     const size_type block = blockIdx.x;
     const size_type k0 = k_first + static_cast<size_type>(blockIdx.y) * R;
     const int active = k_end - k0 < R ? static_cast<int>(k_end - k0) : R;
@@ -123,8 +123,7 @@ void launch_tiled(const TiledArgs<V, I>& args, size_type blocks, DenseView<const
     for (size_type t0 = 0; t0 < tiles; t0 += max_grid_y) {
         const dim3 grid(static_cast<unsigned>(blocks),
                         static_cast<unsigned>(std::min(max_grid_y, tiles - t0)));
-        kernel<<<grid, static_cast<unsigned>(args.block_rows), static_cast<std::size_t>(shared_bytes),
-                 stream>>>(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R, b.cols, ep);
+        TESSEL_LAUNCH(grid, static_cast<unsigned>(args.block_rows), static_cast<std::size_t>(shared_bytes), stream, tiled_ell_kernel<R, V, I>)(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R, b.cols, ep);
         TESSEL_CUDA_CHECK_LAUNCH();
     }
 }

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_code.hpp"
 #include "core/cuda/detail.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/instantiate.hpp"
@@ -25,8 +26,7 @@ __global__ void transposed_kernel(size_type rows, size_type block_rows, const si
                                   const size_type* __restrict__ warpdispl, const std::uint16_t* __restrict__ index,
                                   const V* __restrict__ values, const std::uint16_t* __restrict__ half_values,
                                   const V* __restrict__ b, size_type ldb, V* __restrict__ sums, size_type k) {
-    extern __shared__ __align__(16) unsigned char transposed_shared[];
-    V* buf = reinterpret_cast<V*>(transposed_shared);
+    TESSEL_DYNAMIC_SHARED(V, buf);
     const size_type block = blockIdx.x, j = blockIdx.y;
     const int lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
     const size_type warps = block_rows / warp_size;
@@ -91,13 +91,13 @@ void spmm_tiled_ell_transposed(const DeviceTiledEll<V, I>& a, InputView<V> b, De
     constexpr size_type max_grid_y = 65535;
     for (size_type j0 = 0; j0 < k && a.num_blocks() > 0; j0 += max_grid_y) {
         const dim3 grid(static_cast<unsigned>(a.num_blocks()), static_cast<unsigned>(std::min(max_grid_y, k - j0)));
-        kernel<<<grid, static_cast<unsigned>(a.block_rows()), static_cast<std::size_t>(shared), stream>>>(
+        TESSEL_LAUNCH(grid, static_cast<unsigned>(a.block_rows()), static_cast<std::size_t>(shared), stream, transposed_kernel<V, I>)(
             a.rows(), a.block_rows(), a.buffdispl(), a.mapdispl(), a.map(), a.warpdispl(), a.index(), a.values(),
             a.half_values(), b.data + j0, b.ld, sums + j0, k);
         TESSEL_CUDA_CHECK_LAUNCH();
     }
     const size_type total = c.rows * k;
-    transposed_epilogue<V><<<static_cast<unsigned>((total + 255) / 256), 256, 0, stream>>>(sums, c.rows, k, c.data,
+    TESSEL_LAUNCH(static_cast<unsigned>((total + 255) / 256), 256, 0, stream, transposed_epilogue<V>)(sums, c.rows, k, c.data,
                                                                                         c.ld, ep);
     TESSEL_CUDA_CHECK_LAUNCH();
 }

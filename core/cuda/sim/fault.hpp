@@ -1,0 +1,24 @@
+// A fault of simulated device code (race, bounds, mask, deadlock, bad launch): the launch that
+// raised it fails with `status`, and the message says what and where.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace tessel::sim {
+
+struct Fault : std::runtime_error {
+    Fault(cudaError_t s, const std::string& message) : std::runtime_error(message), status(s) {}
+    cudaError_t status;
+};
+
+/// Throws Fault; the message names the running kernel, block and thread when there is one.
+[[noreturn]] void fault(cudaError_t status, const std::string& what);
+
+/// Records a failed call as the thread's last error, with the simulator's explanation (shown by
+/// TESSEL_CUDA_CHECK after the runtime's own message), and returns `status`.
+cudaError_t fail(cudaError_t status, const std::string& why);
+
+}  // namespace tessel::sim

@@ -1,0 +1,148 @@
+// The CUDA simulator's own checks: barriers, warp collectives, shared-memory bounds and races,
+// launch limits, device memory apart from host memory, library stand-ins' argument checks.
+#include <catch2/catch.hpp>
+
+#include <cuda_runtime_api.h>
+
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_spmm.hpp"
+#include "tests/cuda_sim/sim_kernels.cuh"
+
+using namespace tessel;
+
+namespace {
+std::string sim_detail() { return sim::last_error_detail(); }
+}  // namespace
+
+TEST_CASE("__syncthreads is a real barrier: a block reverses an array through shared memory", "[cuda][sim]") {
+    std::vector<float> in(200), out;
+    std::iota(in.begin(), in.end(), 0.0f);
+    REQUIRE(sim_test::reverse_in_block(in, out, true) == cudaSuccess);
+    for (std::size_t i = 0; i < in.size(); ++i) CHECK(out[i] == in[in.size() - 1 - i]);
+}
+
+TEST_CASE("a missing __syncthreads is reported as a shared-memory race", "[cuda][sim]") {
+    std::vector<float> in(200, 1.0f), out;
+    CHECK(sim_test::reverse_in_block(in, out, false) == cudaErrorLaunchFailure);
+    CHECK_THAT(sim_detail(), Catch::Contains("race in shared memory") && Catch::Contains("reverse_kernel") &&
+                             Catch::Contains("with no barrier between"));
+}
+
+TEST_CASE("shuffles exchange values among the 32 lanes", "[cuda][sim]") {
+    std::vector<int> sums;
+    REQUIRE(sim_test::warp_sums(4, sums) == cudaSuccess);
+    for (int w = 0; w < 4; ++w) CHECK(sums[std::size_t(w)] == 31 * 32 / 2 + 32 * w);
+}
+
+TEST_CASE("ballot, any and all vote over the lanes", "[cuda][sim]") {
+    unsigned ballot = 0;
+    int any = 0, all = 0;
+    REQUIRE(sim_test::warp_votes(ballot, any, all) == cudaSuccess);
+    unsigned expected = 0;
+    for (int l = 0; l < 32; l += 3) expected |= 1u << l;
+    CHECK(ballot == expected);
+    CHECK(any == 1);
+    CHECK(all == 1);
+}
+
+TEST_CASE("a mask naming lanes that have exited is an error, not a hang", "[cuda][sim]") {
+    CHECK(sim_test::shuffle_with_exited_lanes() == cudaErrorLaunchFailure);
+    CHECK_THAT(sim_detail(), Catch::Contains("never arrive"));
+}
+
+TEST_CASE("threads split between __syncthreads and a shuffle are a reported deadlock", "[cuda][sim]") {
+    CHECK(sim_test::barrier_deadlock() == cudaErrorLaunchFailure);
+    CHECK_THAT(sim_detail(), Catch::Contains("deadlock in kernel deadlock_kernel"));
+}
+
+TEST_CASE("a read past a shared array is an illegal address", "[cuda][sim]") {
+    CHECK(sim_test::shared_out_of_bounds() == cudaErrorIllegalAddress);
+    CHECK_THAT(sim_detail(), Catch::Contains("outside the block's shared arrays"));
+}
+
+TEST_CASE("shared-memory atomics from every thread are no race", "[cuda][sim]") {
+    int count = 0;
+    REQUIRE(sim_test::shared_atomic_count(512, count) == cudaSuccess);
+    CHECK(count == 512);
+}
+
+TEST_CASE("launches are held to an H100's limits", "[cuda][sim]") {
+    CHECK(sim_test::launch_with(1024, 0, 0) == cudaSuccess);
+    CHECK(sim_test::launch_with(1025, 0, 0) == cudaErrorInvalidConfiguration);
+    CHECK(sim_test::launch_with(32, 48 * 1024, 0) == cudaSuccess);
+    CHECK(sim_test::launch_with(32, 48 * 1024 + 4, 0) == cudaErrorInvalidValue);
+    CHECK_THAT(sim_detail(), Catch::Contains("cudaFuncSetAttribute"));
+    CHECK(sim_test::launch_with(32, 100 * 1024, 227 * 1024) == cudaSuccess);
+    CHECK(sim_test::launch_with(32, 0, 228 * 1024) == cudaErrorInvalidValue);
+}
+
+TEST_CASE("a kernel handed a host pointer fails as on the GPU", "[cuda][sim]") {
+    float host = 0;
+    CHECK(sim_test::write_through(&host) == cudaErrorIllegalAddress);
+    CHECK_THAT(sim_detail(), Catch::Contains("argument 0 is a host pointer"));
+    cuda::DeviceBuffer<float> device(1);
+    CHECK(sim_test::write_through(device.data()) == cudaSuccess);
+}
+
+TEST_CASE("copies are checked for their direction and the allocation's end", "[cuda][sim]") {
+    cuda::DeviceBuffer<float> d(4);
+    std::vector<float> h(8, 1.0f);
+    CHECK(cudaMemcpy(d.data(), h.data(), 4 * sizeof(float), cudaMemcpyHostToDevice) == cudaSuccess);
+    CHECK(cudaMemcpy(h.data(), d.data(), 4 * sizeof(float), cudaMemcpyHostToDevice) == cudaErrorInvalidValue);
+    CHECK(cudaMemcpy(d.data(), h.data(), 8 * sizeof(float), cudaMemcpyHostToDevice) == cudaErrorInvalidValue);
+    CHECK_THAT(sim_detail(), Catch::Contains("run past its end"));
+    CHECK(cudaMemset(h.data(), 0, 4) == cudaErrorInvalidValue);
+    CHECK(cudaFree(h.data()) == cudaErrorInvalidValue);
+    (void)cudaGetLastError();
+}
+
+TEST_CASE("fresh device memory is garbage (NaN), as on a GPU", "[cuda][sim]") {
+    cuda::DeviceBuffer<float> d(3);
+    std::vector<float> h(3, 0.0f);
+    d.download(h.data(), 3);
+    for (float x : h) CHECK(x != x);
+}
+
+TEST_CASE("the threads of a block run in a seeded shuffled order", "[cuda][sim]") {
+    const std::vector<int> a = sim_test::first_arrival_order(256), b = sim_test::first_arrival_order(256);
+    std::vector<int> identity(256);
+    std::iota(identity.begin(), identity.end(), 0);
+    std::vector<int> sorted = a;
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(sorted == identity);  // every thread once
+    CHECK(a != identity);
+    CHECK(a != b);  // each launch its own order
+}
+
+TEST_CASE("streams and events: stream order, timing, and dead handles refused", "[cuda][sim]") {
+    cudaStream_t s = nullptr;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    REQUIRE(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) == cudaSuccess);
+    REQUIRE(cudaEventCreate(&start) == cudaSuccess);
+    REQUIRE(cudaEventCreate(&stop) == cudaSuccess);
+    CHECK(cudaEventRecord(start, s) == cudaSuccess);
+    CHECK(cudaEventRecord(stop, s) == cudaSuccess);
+    float ms = -1;
+    CHECK(cudaEventElapsedTime(&ms, start, stop) == cudaSuccess);
+    CHECK(ms >= 0);
+    CHECK(cudaStreamDestroy(s) == cudaSuccess);
+    CHECK(cudaStreamSynchronize(s) == cudaErrorInvalidResourceHandle);
+    CHECK(cudaEventDestroy(start) == cudaSuccess);
+    CHECK(cudaEventDestroy(stop) == cudaSuccess);
+    (void)cudaGetLastError();
+}
+
+TEST_CASE("CudaError carries the simulator's explanation", "[cuda][sim]") {
+    float host = 0;
+    try {
+        TESSEL_CUDA_CHECK(sim_test::write_through(&host));
+        FAIL("no CudaError");
+    } catch (const CudaError& e) {
+        CHECK_THAT(std::string(e.what()), Catch::Contains("cudaErrorIllegalAddress") &&
+                                              Catch::Contains("simulator: launch of touch_kernel"));
+    }
+}
