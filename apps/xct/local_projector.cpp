@@ -8,20 +8,10 @@
 
 namespace tessel::xct {
 
-std::string_view to_string(Kernel kernel) {
-    return kernel == Kernel::tiled_ell ? "tiled-ell" : "csr";
-}
-
-Kernel parse_kernel(std::string_view name) {
-    if (name == "tiled-ell") return Kernel::tiled_ell;
-    if (name == "csr") return Kernel::csr;
-    TESSEL_INVALID_INPUT("kernel", 0, "unknown kernel '" + std::string(name) + "', expected tiled-ell or csr");
-}
-
 SpmmOperatorConfig operator_config(const ProjectorOptions& options) {
     SpmmOperatorConfig config;
     config.backend = options.backend;
-    config.format = options.kernel == Kernel::csr ? SparseFormat::csr : SparseFormat::tiled_ell;
+    config.format = options.kernel;
     config.tiles = options.tiles;
     config.register_factor = options.register_factor;
     config.half_values = options.half_values;

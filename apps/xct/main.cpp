@@ -92,6 +92,9 @@ void add_operator_options(CLI::App& app, ReconstructOptions& o, CliText& t) {
     app.add_option("--kernel", t.kernel, "Local SpMM: tiled-ell (core's tiled ELL operator) or csr")
         ->check(CLI::IsMember({"tiled-ell", "csr"}))
         ->capture_default_str();
+    app.add_option("--operator-cache", o.operator_cache,
+                   "Folder where A and Aᵀ are stored under a key of the geometry and options, and reused by later "
+                   "runs (one data rank, tiled ELL)");
     app.add_option("--transpose", t.transpose,
                    "Aᵀ: stored (built from A, the fastest products), scatter (only A is stored, Aᵀ·y runs "
                    "core's transposed kernel on A's tiles: half the memory, no transpose in the build, one data "

@@ -23,12 +23,11 @@
 
 namespace tessel::xct {
 
-/// The local SpMM on A and Aᵀ: core's operator in tiled ELL (thesis 2.3, the default) or in
-/// CSR (to compare). Both run on one rank and on data ranks.
-enum class Kernel { tiled_ell, csr };
-std::string_view to_string(Kernel kernel);
-/// "tiled-ell" or "csr"; throws InvalidInput otherwise.
-Kernel parse_kernel(std::string_view name);
+/// The local SpMM on A and Aᵀ: core's operator in its format, tiled ELL (thesis 2.3, the
+/// default) or CSR (to compare), named as core names them. Both run on one rank and on data ranks.
+using Kernel = SparseFormat;
+/// --kernel's value, "tiled-ell" or "csr": core's parse_format.
+inline Kernel parse_kernel(std::string_view name) { return parse_format(name); }
 
 /// Counters of the SpMMs run so far.
 struct SpmmStats {

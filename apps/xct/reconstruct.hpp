@@ -45,6 +45,7 @@ struct ReconstructOptions {
     // --transpose auto (default): the stored Aᵀ, or A alone with the scatter kernel when A + Aᵀ
     // would need data ranks and A alone fits one (run_plan.cpp); else projector.scatter_transpose.
     bool auto_transpose = true;
+    std::string operator_cache;  // --operator-cache DIR: A and Aᵀ reused across runs (operator_cache.hpp)
     // ReconstructResult::volume holds every slice (library callers, tests); tessel-xct's CLI
     // sets false so that rank 0 holds one round and writes the outputs round by round.
     bool keep_volume = true;

@@ -1,5 +1,6 @@
 // Step 4 of a reconstruction: the rank grid, the orderings of both domains, A and Aᵀ (local on
 // one data rank, distributed over several), and what was built printed.
+#include "apps/xct/operator_cache.hpp"
 #include "apps/xct/run_context.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 
@@ -22,8 +23,12 @@ void build_operator(RunContext<V>& c) {
     if (c.plan.p_data == 1) {
         ProjectorOptions local = o.projector;
         local.scatter_transpose = c.plan.scatter_transpose;
-        c.op = make_local_projector<V>(g, c.ordering, local, &c.times);
+        if (!o.operator_cache.empty() && local.kernel == Kernel::tiled_ell)
+            c.op = cached_local_projector<V>(o.operator_cache, g, c.ordering, local, &c.times, c.log, c.talk);
+        else
+            c.op = make_local_projector<V>(g, c.ordering, local, &c.times);
     } else {
+        if (!o.operator_cache.empty() && c.talk) c.log << "operator: --operator-cache serves one data rank; not used\n";
         DistributedOptions d;
         d.hierarchical = o.hierarchical;
         d.minibatch = o.minibatch;
