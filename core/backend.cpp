@@ -24,13 +24,20 @@ Backend parse_backend(std::string_view name) {
                          "unknown backend '" + std::string(name) + "' (expected reference, cpu, cuda or auto)");
 }
 
-Backend resolve_backend(Backend requested) {
+void require_backend(Backend backend, std::string_view option) {
+    if (backend != Backend::cuda || cuda::device_available()) return;
+    const std::string asked = std::string(option) + " cuda: ";
+#ifdef TESSEL_HAVE_CUDA
+    TESSEL_THROW(BackendUnavailable, asked + "no CUDA device is present (device: " + cuda::device_description() + ")");
+#else
+    TESSEL_THROW(BackendUnavailable,
+                 asked + "this build has no CUDA (configure with -DTESSEL_ENABLE_CUDA=ON where nvcc is found)");
+#endif
+}
+
+Backend resolve_backend(Backend requested, std::string_view option) {
     if (requested == Backend::automatic) return cuda::device_available() ? Backend::cuda : Backend::cpu;
-    if (requested == Backend::cuda && !cuda::device_available()) {
-        // Ask the cuda layer for its own error: NotCompiled or "no device".
-        cuda::device_description();
-        TESSEL_THROW(CudaError, "backend cuda requested but no CUDA device is available");
-    }
+    require_backend(requested, option);
     return requested;
 }
 

@@ -4,7 +4,17 @@
 #include <string>
 #include <string_view>
 
+#include "core/error.hpp"
+
 namespace tessel {
+
+/// A backend asked for that cannot run here: cuda in a build without CUDA, or with no device
+/// present. The one error for "cuda asked, none here" (resolve_backend, require_backend); a
+/// NotCompiled, so code that catches a missing backend catches both cases.
+class BackendUnavailable : public NotCompiled {
+public:
+    using NotCompiled::NotCompiled;
+};
 
 /// Where a kernel runs. `automatic` resolves to cuda when a device is present, else cpu.
 enum class Backend { reference, cpu, cuda, automatic };
@@ -13,10 +23,14 @@ std::string_view to_string(Backend backend);
 /// Parses "reference", "cpu", "cuda" or "auto"; throws InvalidInput otherwise.
 Backend parse_backend(std::string_view name);
 
-/// automatic -> cuda when a device is present, else cpu; any other is returned as it is once
-/// checked. Throws NotCompiled when cuda is asked for and this build has no CUDA, CudaError
-/// when it has but no device is present. Apps call this once and pass the result down.
-Backend resolve_backend(Backend requested);
+/// The one backend policy: automatic -> cuda when a device is present, else cpu; any other is
+/// returned as it is once require_backend accepts it. The CLIs and Python call this once, where
+/// options are parsed, and pass the result down. Throws BackendUnavailable (see require_backend).
+Backend resolve_backend(Backend requested, std::string_view option = "--backend");
+
+/// Throws BackendUnavailable "OPTION cuda: this build has no CUDA (...)" or "OPTION cuda: no CUDA
+/// device is present (device: ...)" unless `backend` can run here; `option` names what asked.
+void require_backend(Backend backend, std::string_view option = "--backend");
 
 namespace cuda {
 /// True when this build has CUDA and a device is present (never throws).

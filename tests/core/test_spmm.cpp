@@ -231,6 +231,8 @@ TEST_CASE("backend names parse and cuda without a device is an error", "[spmm]")
     CHECK_THROWS_WITH(parse_backend("gpu"), Catch::Contains("unknown backend 'gpu'"));
     if (!cuda::device_available()) {
         CHECK(resolve_backend(Backend::automatic) == Backend::cpu);
-        CHECK_THROWS(resolve_backend(Backend::cuda));
+        CHECK_THROWS_AS(resolve_backend(Backend::cuda), BackendUnavailable);
+        CHECK_THROWS_WITH(require_backend(Backend::cuda, "--backend"), Catch::Contains(": --backend cuda: "));
+        CHECK_NOTHROW(require_backend(Backend::cpu));
     }
 }

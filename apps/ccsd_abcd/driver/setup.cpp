@@ -143,7 +143,7 @@ RunSetup choose_backend_and_budget(const Args& a, const Problem& problem, MPI_Co
     RunSetup s;
     s.backend = collective(comm, [&] {
         const Backend b = choose_backend(parse_backend(a.backend), &s.backend_why);
-        if (b == Backend::cuda && !advice_needs_no_device(a)) require_cuda_backend();
+        if (!advice_needs_no_device(a)) require_backend(b);
         return b;
     });
     const int ranks = size_of(comm);
