@@ -82,7 +82,7 @@ def test_same_answer_as_cli(tmp_path, tessel_xct, algorithm, center):
     theta.astype(np.float32).tofile(tmp_path / "s.theta")
     command = [tessel_xct, "--sinogram", str(tmp_path / "s.sino"), "--theta", str(tmp_path / "s.theta"),
                "--num-slices", "3", "--solver", algorithm, "--iterations", "12", "--output",
-               str(tmp_path / "r.h5"), "--quiet"]
+               str(tmp_path / "r.h5"), "--quiet", "--transpose", "stored"]  # Python's default form
     if center is not None:
         command += ["--center", str(center)]
     subprocess.run(command, check=True)
