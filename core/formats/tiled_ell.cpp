@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/error.hpp"
+#include "core/formats/tiled_ell_layout.hpp"
 #include "core/instantiate.hpp"
 
 namespace tessel {
@@ -62,7 +63,7 @@ BlockShapes<I> shape_blocks(const Csr<V, I>& a, size_type br, size_type be) {
                 }
             std::sort(map.begin(), map.end());
             for (std::size_t i = 0; i < map.size(); ++i) position[map[i]] = static_cast<I>(i);
-            const size_type stages = std::max<size_type>(1, (static_cast<size_type>(map.size()) + be - 1) / be);
+            const size_type stages = detail::stages_for(static_cast<size_type>(map.size()), be);
             count.assign(static_cast<std::size_t>(stages * br), 0);
             for (size_type i = r0; i < r1; ++i)
                 for (size_type e = rp[i]; e < rp[i + 1]; ++e) ++count[(position[ci[e]] / be) * br + (i - r0)];
@@ -76,29 +77,17 @@ BlockShapes<I> shape_blocks(const Csr<V, I>& a, size_type br, size_type be) {
     return shapes;
 }
 
-/// The displacement arrays of t from the block shapes; returns each block's first map entry.
+/// The offsets and arrays of t from the block shapes (core's one layout, shared with the
+/// builders without CSR); returns each block's first map entry.
 template <typename V, typename I>
 std::vector<size_type> lay_out(TiledEll<V, I>& t, const BlockShapes<I>& shapes) {
-    const size_type warps = t.warps_per_block(), be = t.config.buffer_entries;
     const size_type blocks = static_cast<size_type>(shapes.maps.size());
-    std::vector<size_type> stage_at(blocks + 1, 0), map_at(blocks + 1, 0);
+    std::vector<size_type> distinct(static_cast<std::size_t>(blocks)), map_at(blocks + 1, 0);
     for (size_type b = 0; b < blocks; ++b) {
-        stage_at[b + 1] = stage_at[b] + static_cast<size_type>(shapes.widths[b].size()) / warps;
-        map_at[b + 1] = map_at[b] + static_cast<size_type>(shapes.maps[b].size());
+        distinct[b] = static_cast<size_type>(shapes.maps[b].size());
+        map_at[b + 1] = map_at[b] + distinct[b];
     }
-    t.buffdispl = stage_at;
-    t.mapdispl.assign(stage_at.back() + 1, 0);
-    t.warpdispl.assign(stage_at.back() * warps + 1, 0);
-    for (size_type b = 0; b < blocks; ++b) {
-        const size_type stages = stage_at[b + 1] - stage_at[b];
-        const size_type distinct = static_cast<size_type>(shapes.maps[b].size());
-        for (size_type s = 0; s < stages; ++s) {
-            const size_type stage = stage_at[b] + s;
-            t.mapdispl[stage + 1] = t.mapdispl[stage] + std::min(be, std::max<size_type>(0, distinct - s * be));
-            for (size_type wi = 0; wi < warps; ++wi)
-                t.warpdispl[stage * warps + wi + 1] = t.warpdispl[stage * warps + wi] + shapes.widths[b][s * warps + wi];
-        }
-    }
+    detail::lay_out_tiled_ell(t, distinct, shapes.widths);
     return map_at;
 }
 
@@ -107,13 +96,10 @@ template <typename V, typename I>
 void fill_slots(TiledEll<V, I>& t, const Csr<V, I>& a, BlockShapes<I>& shapes, const std::vector<size_type>& map_at) {
     constexpr size_type w = TiledEll<V, I>::warp_size;
     const size_type br = t.config.block_rows, be = t.config.buffer_entries, warps = t.warps_per_block();
-    const size_type blocks = static_cast<size_type>(shapes.maps.size()), slots = t.warpdispl.back();
+    const size_type blocks = static_cast<size_type>(shapes.maps.size());
     const auto& rp = a.row_ptr();
     const I* ci = a.col_idx().data();
     const V* va = a.values().data();
-    t.map.resize(static_cast<std::size_t>(map_at.back()));
-    t.index.resize(static_cast<std::size_t>(slots * w));
-    t.values.resize(static_cast<std::size_t>(slots * w));
 #pragma omp parallel
     {
         std::vector<I> position(static_cast<std::size_t>(a.cols()), 0);

@@ -168,69 +168,73 @@ std::vector<I> first_rows_of_stages(const std::vector<std::vector<std::vector<I>
     return first_row_of_stage;
 }
 
-}  // namespace
+// Pass 1's result and the layout of Aᵀ's blocks that follows from it.
+template <typename I>
+struct TransposeBlocks {
+    std::vector<size_type> run;                  // each thread's rows of A
+    std::vector<std::vector<std::vector<I>>> rows_of;  // per thread and block of Aᵀ: rows of A, ascending
+    std::vector<size_type> distinct, stage_at;   // per block: distinct rows of A, first stage
+    std::vector<std::vector<size_type>> base;    // per thread and block: its first rank among them
+};
 
+// Pass 1: per thread and block of Aᵀ, the rows of A that meet it; where each thread's rows
+// start among a block's distinct columns, and the stages.
 template <typename V, typename I>
-TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig& config) {
-    check_tiled_ell_config(config);
-    constexpr size_type w = TiledEll<V, I>::warp_size;
-    const size_type br = config.block_rows, be = config.buffer_entries, warps = br / w;
-    const size_type blocks = (a.cols + br - 1) / br;  // blocks of Aᵀ
-    const int threads = std::max(1, omp_get_max_threads());
-    const std::vector<size_type> run = thread_runs(a, threads);
-
-    // Pass 1: per thread and block of Aᵀ, the rows of A that meet it, ascending.
-    const auto rows_of = rows_meeting_blocks(a, run, blocks, br, threads);
-    // Where each thread's rows start among a block's distinct columns, and the stages.
-    std::vector<size_type> distinct(static_cast<std::size_t>(blocks), 0), stage_at(static_cast<std::size_t>(blocks + 1), 0);
-    std::vector<std::vector<size_type>> base(static_cast<std::size_t>(threads), std::vector<size_type>(blocks));
+TransposeBlocks<I> find_blocks(const TiledEll<V, I>& a, size_type blocks, size_type br, size_type be, int threads) {
+    TransposeBlocks<I> tb;
+    tb.run = thread_runs(a, threads);
+    tb.rows_of = rows_meeting_blocks(a, tb.run, blocks, br, threads);
+    tb.distinct.assign(static_cast<std::size_t>(blocks), 0);
+    tb.stage_at.assign(static_cast<std::size_t>(blocks + 1), 0);
+    tb.base.assign(static_cast<std::size_t>(threads), std::vector<size_type>(blocks));
     for (size_type p = 0; p < blocks; ++p) {
         for (int t = 0; t < threads; ++t) {
-            base[t][p] = distinct[p];
-            distinct[p] += static_cast<size_type>(rows_of[t][p].size());
+            tb.base[t][p] = tb.distinct[p];
+            tb.distinct[p] += static_cast<size_type>(tb.rows_of[t][p].size());
         }
-        stage_at[p + 1] = stage_at[p] + detail::stages_for(distinct[p], be);
+        tb.stage_at[p + 1] = tb.stage_at[p] + detail::stages_for(tb.distinct[p], be);
     }
+    return tb;
+}
 
-    // Pass 3 walks the entries row by row: the rank of A's row among the block's distinct
-    // columns is a cursor into the thread's own list.
-    auto walk_ranked = [&](int t, RowBlock<V, I>& block, auto&& visit) {
-        std::vector<size_type> cursor(static_cast<std::size_t>(blocks), 0);
-        const auto& mine = rows_of[t];
-        walk_run(a, run[t], run[t + 1], block, [&](I row, I col, V v) {
-            const size_type p = col / br;
-            size_type& c = cursor[p];
-            while (mine[p][c] < row) ++c;
-            const size_type rank = base[t][p] + c, s = rank / be;
-            visit(p, s, rank - s * be, col - p * br, v);
-        });
-    };
-    // Pass 2: entries per (row of Aᵀ, stage) and thread, in storage order: the stage of a row
-    // of A is found among the first rows of the block's stages (a few).
-    const std::size_t keys = static_cast<std::size_t>(stage_at.back() * br);
-    const std::vector<I> first_row_of_stage = first_rows_of_stages(rows_of, base, distinct, stage_at, be);
+// Pass 2: entries per (row of Aᵀ, stage) and thread, in storage order: the stage of a row of A
+// is found among the first rows of the block's stages (a few).
+template <typename V, typename I>
+std::vector<std::vector<std::uint32_t>> count_entries(const TiledEll<V, I>& a, const TransposeBlocks<I>& tb,
+                                                      size_type br, size_type be, int threads) {
+    const std::size_t keys = static_cast<std::size_t>(tb.stage_at.back() * br);
+    const std::vector<I> first_row_of_stage = first_rows_of_stages(tb.rows_of, tb.base, tb.distinct, tb.stage_at, be);
     std::vector<std::vector<std::uint32_t>> count(static_cast<std::size_t>(threads));
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num();
         auto& mine = count[t];
         mine.assign(keys, 0);
-        walk_stored(a, run[t], run[t + 1], [&](size_type, I row, I col, V) {
+        walk_stored(a, tb.run[t], tb.run[t + 1], [&](size_type, I row, I col, V) {
             const size_type p = col / br;
-            size_type s = stage_at[p];
-            while (s + 1 < stage_at[p + 1] && first_row_of_stage[s + 1] <= row) ++s;
+            size_type s = tb.stage_at[p];
+            while (s + 1 < tb.stage_at[p + 1] && first_row_of_stage[s + 1] <= row) ++s;
             ++mine[s * br + (col - p * br)];
         });
     }
-    // Widths per (stage, warp); the counters become each thread's first slot per key.
+    return count;
+}
+
+// Widths per (stage, warp) of every block; the counters become each thread's first slot per key.
+template <typename I>
+std::vector<std::vector<size_type>> slot_widths(std::vector<std::vector<std::uint32_t>>& count,
+                                                const TransposeBlocks<I>& tb, size_type br, size_type warps,
+                                                int threads) {
+    constexpr size_type w = TiledEll<float, I>::warp_size;
+    const size_type blocks = static_cast<size_type>(tb.distinct.size());
     std::vector<std::vector<size_type>> widths(static_cast<std::size_t>(blocks));
 #pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
     for (size_type p = 0; p < blocks; ++p) {
-        const size_type stages = stage_at[p + 1] - stage_at[p];
+        const size_type stages = tb.stage_at[p + 1] - tb.stage_at[p];
         widths[p].assign(static_cast<std::size_t>(stages * warps), 0);
         for (size_type s = 0; s < stages; ++s)
             for (size_type r = 0; r < br; ++r) {
-                const std::size_t key = static_cast<std::size_t>((stage_at[p] + s) * br + r);
+                const std::size_t key = static_cast<std::size_t>((tb.stage_at[p] + s) * br + r);
                 std::uint32_t sum = 0;
                 for (int t = 0; t < threads; ++t) {
                     const std::uint32_t here = count[t][key];
@@ -241,24 +245,33 @@ TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig
                 width = std::max<size_type>(width, sum);
             }
     }
-    TiledEll<V, I> t;
-    t.rows = a.cols;
-    t.cols = a.rows;
-    t.config = config;
-    const bool half = a.stores_half();  // half values stay half (exactly: no rounding again)
-    detail::lay_out_tiled_ell(t, distinct, widths, half);
-    widths = {};
-    size_type nnz = 0;
+    return widths;
+}
 
-    // Pass 3: every entry to its slot; the maps are the threads' lists end to end.
+// Pass 3: every entry to its slot, walking the entries row by row (the rank of A's row among
+// the block's distinct columns is a cursor into the thread's own list); the maps are the
+// threads' lists end to end. Returns the entries written.
+template <typename V, typename I>
+size_type fill_slots(const TiledEll<V, I>& a, TiledEll<V, I>& t, const TransposeBlocks<I>& tb,
+                     std::vector<std::vector<std::uint32_t>>& count, bool half, int threads) {
+    constexpr size_type w = TiledEll<V, I>::warp_size;
+    const size_type br = t.config.block_rows, be = t.config.buffer_entries, warps = br / w;
+    const size_type blocks = static_cast<size_type>(tb.distinct.size());
+    size_type nnz = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : nnz)
     {
         const int th = omp_get_thread_num();
         RowBlock<V, I> block;
-        walk_ranked(th, block, [&](size_type p, size_type s, size_type local, size_type r, V v) {
-            const size_type m = count[th][(stage_at[p] + s) * br + r]++;
-            const size_type slot = (t.warpdispl[(stage_at[p] + s) * warps + r / w] + m) * w + r % w;
-            t.index[slot] = static_cast<std::uint16_t>(local);
+        std::vector<size_type> cursor(static_cast<std::size_t>(blocks), 0);
+        const auto& mine = tb.rows_of[th];
+        walk_run(a, tb.run[th], tb.run[th + 1], block, [&](I row, I col, V v) {
+            const size_type p = col / br;
+            size_type& c = cursor[p];
+            while (mine[p][c] < row) ++c;
+            const size_type rank = tb.base[th][p] + c, s = rank / be, r = col - p * br;
+            const size_type m = count[th][(tb.stage_at[p] + s) * br + r]++;
+            const size_type slot = (t.warpdispl[(tb.stage_at[p] + s) * warps + r / w] + m) * w + r % w;
+            t.index[slot] = static_cast<std::uint16_t>(rank - s * be);
             if (half)
                 t.half_values[slot] = float_to_half(static_cast<float>(v));
             else
@@ -269,10 +282,31 @@ TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig
 #pragma omp for schedule(dynamic, 16)
         for (size_type p = 0; p < blocks; ++p)
             for (int u = 0; u < threads; ++u)
-                std::copy(rows_of[u][p].begin(), rows_of[u][p].end(),
-                          t.map.begin() + t.mapdispl[stage_at[p]] + base[u][p]);
+                std::copy(tb.rows_of[u][p].begin(), tb.rows_of[u][p].end(),
+                          t.map.begin() + t.mapdispl[tb.stage_at[p]] + tb.base[u][p]);
     }
-    t.nnz = nnz;
+    return nnz;
+}
+
+}  // namespace
+
+template <typename V, typename I>
+TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig& config) {
+    check_tiled_ell_config(config);
+    const size_type br = config.block_rows, be = config.buffer_entries;
+    const size_type blocks = (a.cols + br - 1) / br;  // blocks of Aᵀ
+    const int threads = std::max(1, omp_get_max_threads());
+    const TransposeBlocks<I> tb = find_blocks(a, blocks, br, be, threads);
+    auto count = count_entries(a, tb, br, be, threads);
+    auto widths = slot_widths(count, tb, br, br / TiledEll<V, I>::warp_size, threads);
+    TiledEll<V, I> t;
+    t.rows = a.cols;
+    t.cols = a.rows;
+    t.config = config;
+    const bool half = a.stores_half();  // half values stay half (exactly: no rounding again)
+    detail::lay_out_tiled_ell(t, tb.distinct, widths, half);
+    widths = {};
+    t.nnz = fill_slots(a, t, tb, count, half, threads);
     return t;
 }
 

@@ -7,19 +7,11 @@
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
 #include "core/kernels/spgemm.hpp"
+#include "core/kernels/spgemm_checks.hpp"
 
 namespace tessel::reference {
 
 namespace {
-
-template <typename V, typename I>
-void check_operands(const Csr<V, I>& a, const Csr<V, I>& b, const char* what) {
-    TESSEL_ENSURE_DIMS(a.cols() == b.rows(), std::string(what) + ": A is " +
-                                                 std::to_string(a.rows()) + "x" +
-                                                 std::to_string(a.cols()) + ", B is " +
-                                                 std::to_string(b.rows()) + "x" +
-                                                 std::to_string(b.cols()));
-}
 
 // The sorted columns of row i of A·B.
 template <typename V, typename I>
@@ -36,7 +28,7 @@ std::set<I> row_pattern(const Csr<V, I>& a, const Csr<V, I>& b, size_type i) {
 
 template <typename V, typename I>
 SpgemmPlan spgemm_symbolic(const Csr<V, I>& a, const Csr<V, I>& b) {
-    check_operands(a, b, "reference::spgemm_symbolic");
+    ::tessel::detail::check_spgemm_operands(a, b, "reference::spgemm_symbolic");
     SpgemmPlan plan;
     plan.backend = Backend::reference;
     plan.rows = a.rows();
@@ -63,10 +55,7 @@ SpgemmPlan spgemm_symbolic(const Csr<V, I>& a, const Csr<V, I>& b) {
 
 template <typename V, typename I>
 void spgemm_numeric(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b, Csr<V, I>& c) {
-    check_operands(a, b, "reference::spgemm_numeric");
-    if (plan.rows != a.rows() || plan.inner != a.cols() || plan.cols != b.cols() ||
-        static_cast<size_type>(plan.row_ptr.size()) != plan.rows + 1)
-        TESSEL_INVALID_INPUT("reference::spgemm_numeric", 0, "the plan was made for other operands");
+    ::tessel::detail::check_spgemm_plan(plan, a, b, "reference::spgemm_numeric");
     std::vector<I> col;
     std::vector<V> val;
     col.reserve(static_cast<std::size_t>(plan.nnz()));
@@ -101,7 +90,7 @@ Csr<V, I> spgemm(const Csr<V, I>& a, const Csr<V, I>& b) {
 
 template <typename V, typename I>
 Csr<V, I> spgemm_pattern(const Csr<V, I>& a, const Csr<V, I>& b) {
-    check_operands(a, b, "reference::spgemm_pattern");
+    ::tessel::detail::check_spgemm_operands(a, b, "reference::spgemm_pattern");
     std::vector<size_type> row_ptr{0};
     std::vector<I> col;
     for (size_type i = 0; i < a.rows(); ++i) {
