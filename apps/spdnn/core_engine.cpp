@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "apps/spdnn/engine.hpp"
+#include "apps/spdnn/kept_columns.hpp"
 #include "core/aligned_allocator.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm_kernels.hpp"
@@ -113,9 +114,7 @@ private:
                 for (size_type j = j0; j < j1; ++j) live_[j] |= row[j] != Value(0);
             }
         }
-        std::vector<size_type> keep;
-        for (size_type j = 0; j < k_; ++j)
-            if (live_[j]) keep.push_back(j);
+        const std::vector<size_type> keep = kept_columns<size_type>(live_);
         const size_type k = static_cast<size_type>(keep.size());
         if (!compaction_ || k == k_) {
             std::swap(b_, c_);
@@ -124,9 +123,7 @@ private:
 #pragma omp parallel for schedule(static)
             for (size_type i = 0; i < n_; ++i)
                 for (size_type j = 0; j < k; ++j) b_[i * k + j] = c_[i * k_ + keep[j]];
-            std::vector<std::int64_t> ids(k);
-            for (size_type j = 0; j < k; ++j) ids[j] = ids_[keep[j]];
-            ids_ = std::move(ids);
+            keep_ids(ids_, keep);
             k_ = k;
             live_.assign(k_, 1);
         }
