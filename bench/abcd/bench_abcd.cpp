@@ -22,6 +22,7 @@
 #include "apps/ccsd_abcd/results/result_gather.hpp"
 #include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
 #include "apps/ccsd_abcd/executor/tile_memory.hpp"
+#include "core/app/byte_size.hpp"
 #include "core/app/run_mpi_app.hpp"
 #include "core/error.hpp"
 #include "core/kernels/gemm_kernels.hpp"
@@ -219,7 +220,9 @@ Plan make_plan(const Args& a, const Problem& p, int ranks) {
     InspectorOptions io;
     io.grid = ProcessGrid::parse(a.grid, ranks);
     io.refine_columns = a.column_assignment == "refined";
-    io.device_memory = a.device_memory.empty() ? size_type(4) << 30 : parse_bytes(a.device_memory, "--device-memory");
+    io.device_memory = a.device_memory.empty()
+                           ? size_type(4) << 30
+                           : static_cast<size_type>(app::parse_bytes(a.device_memory, "--device-memory"));
     MPI_Barrier(MPI_COMM_WORLD);
     return inspect(p, io);
 }

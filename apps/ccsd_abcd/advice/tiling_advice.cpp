@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "apps/ccsd_abcd/inspector/inspector.hpp"
+#include "core/app/byte_size.hpp"
 #include "core/error.hpp"
 
 namespace tessel::abcd {
@@ -174,7 +175,7 @@ std::string advice_table(const std::vector<TilingPrediction>& c, std::size_t rec
         std::snprintf(line, sizeof line, "%c %-12s %15s %21s %10.4f %9lld %8.4f %8.4f %8.4f %10.4f %10s%s\n",
                       i == recommended ? '*' : ' ', x.label.c_str(), tiles, shape, x.flops * 1e-9, (long long)x.gemms,
                       x.gemm_seconds, x.overhead_seconds, x.fill_seconds, x.predicted_seconds,
-                      format_bytes(x.memory_bytes).c_str(), meas);
+                      app::format_bytes(x.memory_bytes).c_str(), meas);
         out += line;
     }
     const auto& r = c[recommended];

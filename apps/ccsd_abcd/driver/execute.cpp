@@ -11,6 +11,7 @@
 #include "apps/ccsd_abcd/advice/dgemm_rate.hpp"
 #include "apps/ccsd_abcd/driver/mpi.hpp"
 #include "apps/ccsd_abcd/executor/tile_memory.hpp"
+#include "core/app/byte_size.hpp"
 #include "core/error.hpp"
 #include "core/timer.hpp"
 
@@ -100,9 +101,9 @@ void print_executor(const Args& a, const ExecutionResult& er, const ExecutorTota
                 s.a_wait_seconds);
     std::printf("flops: executor %.6g = inspector %.6g, %lld GEMMs: %s\n", s.flops, plan.product.flops, s.gemms,
                 s.flops_agree ? "agree" : "DISAGREE");
-    std::printf("bytes between ranks: A %s, C %s; host<->device %s%s / %s\n", format_bytes(double(s.a_sent)).c_str(),
-                format_bytes(double(s.c_sent)).c_str(), backend == Backend::cpu ? "(modelled) " : "",
-                format_bytes(double(s.host_to_device)).c_str(), format_bytes(double(s.device_to_host)).c_str());
+    std::printf("bytes between ranks: A %s, C %s; host<->device %s%s / %s\n", app::format_bytes(double(s.a_sent)).c_str(),
+                app::format_bytes(double(s.c_sent)).c_str(), backend == Backend::cpu ? "(modelled) " : "",
+                app::format_bytes(double(s.host_to_device)).c_str(), app::format_bytes(double(s.device_to_host)).c_str());
 }
 
 }  // namespace tessel::abcd::driver

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "apps/ccsd_abcd/driver/mpi.hpp"
+#include "core/app/byte_size.hpp"
 #include "core/timer.hpp"
 
 namespace tessel::abcd::driver {
@@ -26,7 +27,7 @@ void print_plan(const Args& a, const Problem& problem, const Plan& plan, const R
     std::printf("R (C): %lld tiles, density %.4f; densities T %.4f, V %.4f, R %.4f; %.6g GFLOP in %lld tile GEMMs\n",
                 (long long)plan.product.c_shape.nnz(), density, problem.density_a(), problem.density_b(), density,
                 plan.product.flops * 1e-9, (long long)plan.product.gemms);
-    std::printf("budget: %s per device (%s); backend %s\n", format_bytes(double(setup.inspector.device_memory)).c_str(),
+    std::printf("budget: %s per device (%s); backend %s\n", app::format_bytes(double(setup.inspector.device_memory)).c_str(),
                 setup.budget_note.c_str(), setup.backend_why.c_str());
     if (plan.grid.size() < ranks)
         std::printf("note: grid %s uses %d of %d ranks; the others stay idle\n", plan.grid.describe().c_str(),

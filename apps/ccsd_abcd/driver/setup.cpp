@@ -9,6 +9,7 @@
 
 #include "apps/ccsd_abcd/driver/mpi.hpp"
 #include "apps/ccsd_abcd/problem/problem_file.hpp"
+#include "core/app/byte_size.hpp"
 #include "core/app/machine.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
@@ -57,7 +58,8 @@ void share_out_devices(RunSetup& s, int on_node, int local_rank, MPI_Comm comm) 
 void choose_budget(const Args& a, RunSetup& s, int on_node, MPI_Comm comm) {
     InspectorOptions& io = s.inspector;
     if (!a.device_memory.empty()) {
-        io.device_memory = collective(comm, [&] { return parse_bytes(a.device_memory, "--device-memory"); });
+        io.device_memory = collective(
+            comm, [&] { return static_cast<size_type>(app::parse_bytes(a.device_memory, "--device-memory")); });
         s.budget_note = "given";
     } else if (s.backend == Backend::cuda) {
         // 90% of the free memory leaves room for cuBLAS's workspace.
@@ -123,7 +125,7 @@ void print_problem(const Args& a, const Problem& problem, const MoleculeSummary&
     std::printf("B (V): %lld x %lld, cols %s, %lld tiles, density %.4f (%s if stored whole)\n", (long long)problem.k(),
                 (long long)problem.n(), problem.n_tiling.describe().c_str(), (long long)problem.b_shape.nnz(),
                 problem.density_b(),
-                format_bytes(problem.b_shape.area(problem.k_tiling, problem.n_tiling) *
+                app::format_bytes(problem.b_shape.area(problem.k_tiling, problem.n_tiling) *
                              double(value_bytes(problem.precision)))
                     .c_str());
     std::printf("values: %s, %s precision; %d rank(s) x %d thread(s)\n", problem.values->describe().c_str(),

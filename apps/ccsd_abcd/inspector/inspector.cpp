@@ -14,11 +14,6 @@
 
 namespace tessel::abcd {
 
-std::string format_bytes(double bytes) { return app::format_bytes(bytes); }
-
-size_type parse_bytes(const std::string& text, const std::string& what) {
-    return static_cast<size_type>(app::parse_bytes(text, what));
-}
 
 size_type ProcessPlan::chunk_count() const {
     size_type n = 0;
@@ -155,14 +150,14 @@ void check_budget(const Shapes& s, const GridRows& r, const LargestATile& worst_
     if (2 * r.worst_col_bytes >= 4 * worst_a.bytes)
         why = "column " + std::to_string(r.worst_col) + " of B" +
               (s.g.p > 1 ? " (grid row " + std::to_string(r.worst_row) + ")" : std::string()) + " needs " +
-              format_bytes(double(r.worst_col_bytes)) + " of B and C tiles and a block holds half of the budget";
+              app::format_bytes(double(r.worst_col_bytes)) + " of B and C tiles and a block holds half of the budget";
     else
         why = "tile (" + std::to_string(s.a.row_of(worst_a.position)) + ", " +
-              std::to_string(s.a.col_idx()[worst_a.position]) + ") of A needs " + format_bytes(double(worst_a.bytes)) +
+              std::to_string(s.a.col_idx()[worst_a.position]) + ") of A needs " + app::format_bytes(double(worst_a.bytes)) +
               " and a chunk holds a quarter of the budget";
     TESSEL_THROW(OutOfMemoryBudget, why + "; --device-memory must be at least " + std::to_string(need) + " bytes (" +
-                                        format_bytes(double(need)) + "), it is " + std::to_string(budget) + " (" +
-                                        format_bytes(double(budget)) + ")");
+                                        app::format_bytes(double(need)) + "), it is " + std::to_string(budget) + " (" +
+                                        app::format_bytes(double(budget)) + ")");
 }
 
 // The B tiles (rows k its slice of A uses; marked in k_needed) and C tiles (its grid row) of
@@ -300,8 +295,8 @@ std::string Plan::describe(bool per_process) const {
     char buf[512];
     std::snprintf(buf, sizeof buf,
                   "plan: grid %s, %d device(s) per process with %s each (blocks of B and C <= %s, chunks of A <= %s)\n",
-                  grid.describe().c_str(), options.devices, format_bytes(double(options.device_memory)).c_str(),
-                  format_bytes(double(block_capacity())).c_str(), format_bytes(double(chunk_capacity())).c_str());
+                  grid.describe().c_str(), options.devices, app::format_bytes(double(options.device_memory)).c_str(),
+                  app::format_bytes(double(block_capacity())).c_str(), app::format_bytes(double(chunk_capacity())).c_str());
     s << buf;
     if (per_process)
         for (const auto& pp : processes) {
@@ -310,7 +305,7 @@ std::string Plan::describe(bool per_process) const {
                           "A in %s, C out %s\n",
                           pp.rank, pp.grid_row, pp.grid_col, pp.columns.size(), pp.blocks.size(),
                           static_cast<long long>(pp.chunk_count()), pp.flops * 1e-9, static_cast<long long>(pp.gemms),
-                          format_bytes(double(pp.a_recv_bytes)).c_str(), format_bytes(double(pp.c_send_bytes)).c_str());
+                          app::format_bytes(double(pp.a_recv_bytes)).c_str(), app::format_bytes(double(pp.c_send_bytes)).c_str());
             s << buf;
         }
     size_type blocks = 0, chunks = 0;
@@ -326,10 +321,10 @@ std::string Plan::describe(bool per_process) const {
                       ? (" (mirrored-cyclic alone " + std::to_string(mirrored_load_balance).substr(0, 5) + ")").c_str()
                       : " (mirrored-cyclic)",
                   seconds,
-                  format_bytes(double(total(&ProcessPlan::h2d_bytes))).c_str(),
-                  format_bytes(double(total(&ProcessPlan::d2h_bytes))).c_str(),
-                  format_bytes(double(total(&ProcessPlan::a_recv_bytes))).c_str(),
-                  format_bytes(double(total(&ProcessPlan::c_send_bytes))).c_str());
+                  app::format_bytes(double(total(&ProcessPlan::h2d_bytes))).c_str(),
+                  app::format_bytes(double(total(&ProcessPlan::d2h_bytes))).c_str(),
+                  app::format_bytes(double(total(&ProcessPlan::a_recv_bytes))).c_str(),
+                  app::format_bytes(double(total(&ProcessPlan::c_send_bytes))).c_str());
     s << buf;
     return s.str();
 }

@@ -93,11 +93,4 @@ struct Plan {
 /// must be at least 49.2 MiB (it is 1.0 MiB)"), InvalidInput when device_memory <= 0.
 Plan inspect(const Problem& problem, const InspectorOptions& options);
 
-/// "1.5 GiB", "640 KiB", "12 B".
-std::string format_bytes(double bytes);
-
-/// Parses "1073741824", "512M", "1.5G", "2GiB", "64k" (powers of 1024). Throws InvalidInput
-/// naming `what`.
-size_type parse_bytes(const std::string& text, const std::string& what);
-
 }  // namespace tessel::abcd

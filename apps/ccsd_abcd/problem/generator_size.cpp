@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "apps/ccsd_abcd/inspector/inspector.hpp"
+#include "core/app/byte_size.hpp"
 #include "core/error.hpp"
 
 namespace tessel::abcd {
@@ -56,10 +57,10 @@ void check_synthetic_size(const SyntheticOptions& o, size_type memory) {
     const double need = synthetic_bytes_estimate(o);
     if (need <= double(memory)) return;
     std::ostringstream s;
-    s << "the synthetic generator needs about " << format_bytes(need) << " for M=" << o.m << " N=K=" << o.n
+    s << "the synthetic generator needs about " << app::format_bytes(need) << " for M=" << o.m << " N=K=" << o.n
       << " in tiles of " << o.tile_min << ".." << o.tile_max << " (up to " << static_cast<long long>(max_tiles(o.m, o.tile_min))
       << " x " << static_cast<long long>(max_tiles(o.n, o.tile_min)) << " tile positions in A), more than the "
-      << format_bytes(double(memory)) << " of memory of this machine";
+      << app::format_bytes(double(memory)) << " of memory of this machine";
     TESSEL_INVALID_INPUT(double(o.m) >= double(o.n) ? "--m" : "--n", 0, s.str());
 }
 
@@ -68,10 +69,10 @@ void check_molecule_size(const MoleculeOptions& o, size_type memory) {
     if (need <= double(memory)) return;
     const MoleculeCounts c = molecule_counts(o);
     std::ostringstream s;
-    s << "the molecule generator needs at least " << format_bytes(need) << " for C" << o.length << " in clusters of ~"
+    s << "the molecule generator needs at least " << app::format_bytes(need) << " for C" << o.length << " in clusters of ~"
       << o.cluster_size << " (" << static_cast<long long>(c.ao_clusters) << " AO clusters, so "
       << static_cast<long long>(c.ao_clusters * c.ao_clusters) << " tiles of cd), more than the "
-      << format_bytes(double(memory)) << " of memory of this machine";
+      << app::format_bytes(double(memory)) << " of memory of this machine";
     TESSEL_INVALID_INPUT("--length", 0, s.str());
 }
 

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "apps/ccsd_abcd/inspector/inspector.hpp"
+#include "core/app/byte_size.hpp"
 #include "core/error.hpp"
 #include "core/kernels/gemm_kernels.hpp"
 #include "core/timer.hpp"
@@ -43,8 +44,8 @@ Verification verify_dense(const Problem& p, const TileShape& cs, const TileStore
     const double M = double(p.m()), K = double(p.k()), N = double(p.n());
     const double bytes = 8.0 * (M * K + K * N + 2 * M * N);
     if (bytes > verify_dense_limit_bytes)
-        TESSEL_INVALID_INPUT("--verify", 0, "the dense reference needs " + format_bytes(bytes) +
-                                                " (more than " + format_bytes(verify_dense_limit_bytes) +
+        TESSEL_INVALID_INPUT("--verify", 0, "the dense reference needs " + app::format_bytes(bytes) +
+                                                " (more than " + app::format_bytes(verify_dense_limit_bytes) +
                                                 "); verify a smaller problem");
     const auto a = densify<T>(p, Operand::a);
     const auto b = densify<T>(p, Operand::b);
