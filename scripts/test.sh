@@ -14,6 +14,12 @@ export OMPI_MCA_rmaps_base_oversubscribe=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
 cd "$TESSEL_BUILD_DIR"
 ctest --output-on-failure -j "${TESSEL_TEST_JOBS:-2}" --timeout 600
+# The CUDA code on the simulated device (issue 25; docs/core.md): every cuda test, none skipped.
+# TESSEL_SKIP_CUDA_SIM=1 leaves it out of a local run.
+if [ "${TESSEL_SKIP_CUDA_SIM:-0}" != 1 ]; then
+  echo "== CUDA simulator build and cuda tests"
+  "$root/scripts/test-cuda-sim.sh"
+fi
 # Sanitizers and fuzzing (issue 14; docs/RELIABILITY.md): TESSEL_SKIP_SANITIZERS=1 or
 # TESSEL_FUZZ_SECONDS=0 leave them out of a local run.
 if [ "${TESSEL_SKIP_SANITIZERS:-0}" != 1 ]; then

@@ -1,11 +1,11 @@
 // The cuda engine in builds without CUDA: it says so.
 #include "apps/spdnn/engine.hpp"
-#include "core/error.hpp"
+#include "core/cuda/entry_points.hpp"
 
 namespace tessel::spdnn {
 
 std::unique_ptr<Engine> make_cuda_engine(const EngineOptions&, KernelChoice) {
-    TESSEL_THROW(NotCompiled, "tessel-spdnn was built without CUDA (backend cuda is not available)");
+    cuda::not_compiled("tessel-spdnn --backend cuda");
 }
 
 }  // namespace tessel::spdnn

@@ -1,4 +1,5 @@
 // OpenMP SpMM kernels on row-major dense operands, vectorised over the K right-hand sides.
+#include "core/kernels/merge_path.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 
 #include <omp.h>
@@ -189,24 +190,6 @@ void spmm_row_split(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c,
 }
 
 namespace {
-
-// Merge-path coordinate (rows finished, nonzeros consumed) on diagonal d (Merrill & Garland).
-struct MergeCoord {
-    size_type row;
-    size_type nz;
-};
-
-MergeCoord merge_path_search(size_type d, const size_type* row_end, size_type rows, size_type nnz) {
-    size_type lo = std::max<size_type>(0, d - nnz), hi = std::min(d, rows);
-    while (lo < hi) {
-        const size_type mid = (lo + hi) / 2;
-        if (row_end[mid] <= d - mid - 1)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return {lo, d - lo};
-}
 
 // The row whose partial sum part p carries out to later parts (-1: none): the part ends inside it.
 std::vector<size_type> merge_carry_rows(const std::vector<MergeCoord>& bounds, const size_type* rp, size_type rows) {

@@ -7,6 +7,7 @@
 #include "core/cuda/detail.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/instantiate.hpp"
+#include "core/kernels/merge_path.hpp"
 
 namespace tessel::cuda {
 
@@ -79,27 +80,6 @@ __global__ void __launch_bounds__(csr_block_threads, 1)
         const V sum = warp_row_sum(col, val, begin, end, b, ldb, kk, kk_ok, lane, width);
         if (lane < width && kk_ok) c[row * ldc + kk] = ep.apply(sum, c[row * ldc + kk]);
     }
-}
-
-// Merge-path coordinate (rows finished, nonzeros consumed) on diagonal d (Merrill & Garland).
-struct MergeCoord {
-    size_type row;
-    size_type nz;
-};
-
-__device__ __forceinline__ MergeCoord merge_path_search(size_type d,
-                                                        const size_type* __restrict__ row_end,
-                                                        size_type rows, size_type nnz) {
-    size_type lo = d - nnz > 0 ? d - nnz : 0;
-    size_type hi = d < rows ? d : rows;
-    while (lo < hi) {
-        const size_type mid = (lo + hi) / 2;
-        if (row_end[mid] <= d - mid - 1)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return {lo, d - lo};
 }
 
 // One warp per part of the merge path (rows + nonzeros, per_part items each). Rows that start

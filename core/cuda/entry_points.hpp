@@ -18,11 +18,17 @@
 
 #define TESSEL_CUDA_UNPAREN(...) __VA_ARGS__
 
+namespace tessel::cuda {
+/// Throws NotCompiled: "<what>: this build of tessel has no CUDA backend (...)". Every stand-in
+/// of a device entry point in builds without CUDA (core/cuda/stubs.cpp, the apps' stubs) says it
+/// through this one function.
+[[noreturn]] void not_compiled(const char* what);
+}  // namespace tessel::cuda
+
 /// An explicit instantiation of one entry point (in the cuda sources).
 #define TESSEL_CUDA_INSTANTIATE_ENTRY(name, ret, params) template TESSEL_CUDA_UNPAREN ret name params;
 
-/// A stand-in for one entry point: an explicit specialization that throws NotCompiled (needs a
-/// `not_compiled(const char*)` in scope).
+/// A stand-in for one entry point: an explicit specialization that throws NotCompiled.
 #define TESSEL_CUDA_STUB_ENTRY(name, ret, params) \
     template <>                                   \
     TESSEL_CUDA_UNPAREN ret name params {         \

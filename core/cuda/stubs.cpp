@@ -1,25 +1,48 @@
-// Stand-ins for the CUDA backend in builds without nvcc: they throw NotCompiled.
+// Stand-ins for the CUDA backend in builds without it: every device entry point of core (SpMM,
+// SpGEMM, GEMM, the operator's device half) throws NotCompiled, generated from the lists of
+// core/cuda/entry_points.hpp where the entry points are templates.
 #include "core/cuda/entry_points.hpp"
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
+#include "core/kernels/gemm_kernels.hpp"
+#include "core/kernels/spgemm.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 #include "core/operator/spmm_operator.hpp"
 
 namespace tessel::cuda {
 
-[[noreturn]] void not_compiled(const char* what) {
+void not_compiled(const char* what) {
     TESSEL_THROW(NotCompiled, std::string(what) +
-                                  ": this build of tessel has no CUDA backend (nvcc was not found "
-                                  "at configure time)");
+                                  ": this build of tessel has no CUDA backend (configure with "
+                                  "-DTESSEL_ENABLE_CUDA=ON and nvcc, or =SIM for the simulated device)");
 }
 
 bool device_available() { return false; }
 std::string device_description() { return "none (built without CUDA)"; }
 
 // Every entry point of core/cuda/entry_points.hpp, for every value and index type.
-#define TESSEL_STUBS(V, I) TESSEL_CUDA_SPMM_ENTRY_POINTS(TESSEL_CUDA_STUB_ENTRY, V, I)
+#define TESSEL_STUBS(V, I)                                           \
+    TESSEL_CUDA_SPMM_ENTRY_POINTS(TESSEL_CUDA_STUB_ENTRY, V, I)      \
+    TESSEL_CUDA_SPGEMM_ENTRY_POINTS(TESSEL_CUDA_STUB_ENTRY, V, I)
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_STUBS)
 #undef TESSEL_STUBS
+
+GemmHandle::GemmHandle(void*) { not_compiled("cuda::GemmHandle"); }
+GemmHandle::~GemmHandle() = default;
+GemmHandle::GemmHandle(GemmHandle&& other) noexcept : handle_(other.handle_) { other.handle_ = nullptr; }
+GemmHandle& GemmHandle::operator=(GemmHandle&& other) noexcept {
+    handle_ = other.handle_;
+    other.handle_ = nullptr;
+    return *this;
+}
+void gemm(GemmHandle&, size_type, size_type, size_type, double, const double*, size_type, const double*, size_type,
+          double, double*, size_type) {
+    not_compiled("cuda::gemm");
+}
+void gemm(GemmHandle&, size_type, size_type, size_type, float, const float*, size_type, const float*, size_type, float,
+          float*, size_type) {
+    not_compiled("cuda::gemm");
+}
 
 }  // namespace tessel::cuda
 

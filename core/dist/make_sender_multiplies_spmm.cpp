@@ -1,4 +1,5 @@
 // The sender-multiplies SpMM for a backend: device-resident on cuda where the build has it.
+#include "core/cuda/entry_points.hpp"
 #include "core/dist/sender_multiplies_spmm.hpp"
 
 #include "core/error.hpp"
@@ -24,8 +25,7 @@ std::unique_ptr<DistSpmm<V, I>> make_sender_multiplies_spmm(
             data_comm, topology, std::move(row_offsets), std::move(col_offsets), k_begin, k_end,
             std::move(local_a), std::move(plan), options);
 #else
-        TESSEL_THROW(NotCompiled, "sender-multiplies SpMM on cuda: this build of tessel has no "
-                                  "CUDA backend (nvcc was not found at configure time)");
+        cuda::not_compiled("sender-multiplies SpMM on cuda");
 #endif
     }
     return std::make_unique<SenderMultipliesSpmm<V, I>>(

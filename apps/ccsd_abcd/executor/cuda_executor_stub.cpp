@@ -1,7 +1,7 @@
 // The cuda executor without CUDA in the build: asking for it throws NotCompiled.
 #include "apps/ccsd_abcd/executor/executor.hpp"
 
-#include "core/error.hpp"
+#include "core/cuda/entry_points.hpp"
 
 namespace tessel::abcd {
 

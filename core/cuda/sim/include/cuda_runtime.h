@@ -12,7 +12,6 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __noinline__ __attribute__((noinline))
 // Not checked by the simulator (a real device refuses a launch past them): docs/core.md.
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)

@@ -8,9 +8,9 @@
 #include <memory>
 
 #include "apps/spdnn/engine.hpp"
-#include "core/cuda/device_code.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/error.hpp"
+#include "core/kernels/column_compaction.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 #include "core/formats/tiled_ell.hpp"
 #include "core/operator/spmm_operator.hpp"
@@ -19,39 +19,6 @@
 namespace tessel::spdnn {
 
 namespace {
-
-constexpr int threads_per_block = 256;
-constexpr long long rows_per_strip = 64;
-
-// live[j] = 1 when column j of c (rows x k, row-major) has a nonzero in this strip of rows.
-__global__ void mark_live_columns(const float* c, long long rows, long long k, int* live) {
-    const long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (j >= k) return;
-    const long long r0 = blockIdx.y * rows_per_strip;
-    const long long r1 = r0 + rows_per_strip < rows ? r0 + rows_per_strip : rows;
-    bool any = false;
-    for (long long r = r0; r < r1 && !any; ++r) any = c[r * k + j] != 0.0f;
-    if (any) live[j] = 1;  // every writer writes the same value
-}
-
-// b (rows x k_new) := the columns src[0 .. k_new) of c (rows x k).
-__global__ void gather_columns(const float* c, long long rows, long long k, const long long* src,
-                               long long k_new, float* b) {
-    const long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (e >= rows * k_new) return;
-    const long long r = e / k_new, j = e % k_new;
-    b[e] = c[r * k + src[j]];
-}
-
-// b (n x k, zeroed) gets the images: column j from CSR rows j of (row_ptr, col, val).
-__global__ void scatter_images(const long long* row_ptr, const int* col, const float* val, long long k,
-                               float* b) {
-    const long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
-    if (j >= k) return;
-    for (long long e = row_ptr[j]; e < row_ptr[j + 1]; ++e) b[(long long)col[e] * k + j] = val[e];
-}
-
-long long blocks_for(long long work) { return (work + threads_per_block - 1) / threads_per_block; }
 
 class CudaEngine final : public Engine {
 public:
@@ -83,24 +50,22 @@ public:
         ids_ = rows;
         ensure(k_);
         // The images' CSR rows, uploaded and scattered into Yᵀ.
-        std::vector<long long> rp(k_ + 1, 0);
-        std::vector<int> col;
+        std::vector<std::int64_t> rp(k_ + 1, 0);
+        std::vector<std::int32_t> col;
         std::vector<float> val;
         for (size_type j = 0; j < k_; ++j) {
             for (size_type e = images.row_ptr()[rows[j]]; e < images.row_ptr()[rows[j] + 1]; ++e) {
                 col.push_back(images.col_idx()[e]);
                 val.push_back(images.values()[e]);
             }
-            rp[j + 1] = static_cast<long long>(col.size());
+            rp[j + 1] = static_cast<std::int64_t>(col.size());
         }
-        cuda::DeviceBuffer<long long> d_rp(rp.data(), k_ + 1, stream_);
-        cuda::DeviceBuffer<int> d_col(col.data(), static_cast<size_type>(col.size()), stream_);
+        cuda::DeviceBuffer<std::int64_t> d_rp(rp.data(), k_ + 1, stream_);
+        cuda::DeviceBuffer<std::int32_t> d_col(col.data(), static_cast<size_type>(col.size()), stream_);
         cuda::DeviceBuffer<float> d_val(val.data(), static_cast<size_type>(val.size()), stream_);
         TESSEL_CUDA_CHECK(cudaMemsetAsync(b_.data(), 0, sizeof(float) * n_ * k_, stream_));
-        if (k_ > 0)
-            TESSEL_LAUNCH(blocks_for(k_), threads_per_block, 0, stream_, scatter_images)(d_rp.data(), d_col.data(), d_val.data(),
-                                                                               k_, b_.data());
-        TESSEL_CUDA_CHECK_LAUNCH();
+        cuda::device::scatter_rows_as_columns(d_rp.data(), d_col.data(), d_val.data(),
+                                              DenseView<Value>(b_.data(), n_, k_), stream_);
         run(0, wt, ep, times, t);
     }
 
@@ -154,7 +119,7 @@ private:
         b_ = cuda::DeviceBuffer<float>(n_ * capacity_);
         c_ = cuda::DeviceBuffer<float>(n_ * capacity_);
         live_d_ = cuda::DeviceBuffer<int>(capacity_);
-        src_d_ = cuda::DeviceBuffer<long long>(capacity_);
+        src_d_ = cuda::DeviceBuffer<std::int64_t>(capacity_);
     }
 
     // Layer k as core's operator, resident on the device (kept for stable weights, replaced
@@ -197,14 +162,12 @@ private:
         live_.assign(k_, 0);
         if (k_ > 0) {
             TESSEL_CUDA_CHECK(cudaMemsetAsync(live_d_.data(), 0, sizeof(int) * k_, stream_));
-            dim3 grid(static_cast<unsigned>(blocks_for(k_)), static_cast<unsigned>((n_ + rows_per_strip - 1) / rows_per_strip));
-            TESSEL_LAUNCH(grid, threads_per_block, 0, stream_, mark_live_columns)(c_.data(), n_, k_, live_d_.data());
-            TESSEL_CUDA_CHECK_LAUNCH();
+            cuda::device::mark_live_columns(DenseView<const Value>(c_.data(), n_, k_), live_d_.data(), stream_);
             std::vector<int> live(k_);
             live_d_.download(live.data(), k_, stream_);
             for (size_type j = 0; j < k_; ++j) live_[j] = static_cast<char>(live[j]);
         }
-        std::vector<long long> keep;
+        std::vector<std::int64_t> keep;
         for (size_type j = 0; j < k_; ++j)
             if (live_[j]) keep.push_back(j);
         const size_type k_new = static_cast<size_type>(keep.size());
@@ -213,9 +176,8 @@ private:
         } else {
             if (k_new > 0) {
                 src_d_.upload(keep.data(), k_new, stream_);
-                TESSEL_LAUNCH(blocks_for(n_ * k_new), threads_per_block, 0, stream_, gather_columns)(c_.data(), n_, k_, src_d_.data(),
-                                                                                          k_new, b_.data());
-                TESSEL_CUDA_CHECK_LAUNCH();
+                cuda::device::gather_columns(DenseView<const Value>(c_.data(), n_, k_), src_d_.data(),
+                                             DenseView<Value>(b_.data(), n_, k_new), stream_);
                 TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream_));
             }
             std::vector<std::int64_t> ids(k_new);
@@ -241,7 +203,7 @@ private:
     std::vector<char> live_;
     cuda::DeviceBuffer<float> b_, c_;
     cuda::DeviceBuffer<int> live_d_;
-    cuda::DeviceBuffer<long long> src_d_;
+    cuda::DeviceBuffer<std::int64_t> src_d_;
     std::map<size_type, std::unique_ptr<SpmmOperator<Value, Index>>> ell_;
     std::map<size_type, std::unique_ptr<cuda::DeviceCsr<Value, Index>>> csr_;
     std::unique_ptr<SpmmOperator<Value, Index>> streamed_ell_;

@@ -1,0 +1,122 @@
+// Column passes of sparse DNN inference (core/kernels/column_compaction.hpp): the cpu functions
+// against naive loops, and the cuda kernels against the cpu functions, on matrices wider than a
+// block of threads and taller than a strip, with empty and single-nonzero columns.
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <vector>
+
+#include "core/kernels/column_compaction.hpp"
+
+#if defined(TESSEL_HAVE_CUDA)
+#include "core/cuda/device_spmm.hpp"
+#endif
+
+using namespace tessel;
+
+namespace {
+
+// n x k images as CSR rows (one row per image, columns < n): every third image empty, the
+// image 5 with one nonzero in the last row.
+struct Images {
+    size_type n = 300, k = 700;
+    std::vector<std::int64_t> row_ptr{0};
+    std::vector<std::int32_t> col;
+    std::vector<float> val;
+};
+
+Images make_images() {
+    Images im;
+    std::mt19937 rng(3);
+    for (size_type j = 0; j < im.k; ++j) {
+        if (j == 5) {
+            im.col.push_back(std::int32_t(im.n - 1));
+            im.val.push_back(2.0f);
+        } else if (j % 3 != 0) {
+            for (std::int32_t r = 0; r < std::int32_t(im.n); r += 1 + int(rng() % 40)) {
+                im.col.push_back(r);
+                im.val.push_back(float(1 + rng() % 7));
+            }
+        }
+        im.row_ptr.push_back(std::int64_t(im.col.size()));
+    }
+    return im;
+}
+
+std::vector<float> scattered(const Images& im) {
+    std::vector<float> b(std::size_t(im.n * im.k), 0.0f);
+    for (size_type j = 0; j < im.k; ++j)
+        for (std::int64_t e = im.row_ptr[j]; e < im.row_ptr[j + 1]; ++e) b[std::size_t(im.col[e] * im.k + j)] = im.val[e];
+    return b;
+}
+
+}  // namespace
+
+TEST_CASE("cpu column passes equal the naive loops", "[core][spdnn-columns]") {
+    const Images im = make_images();
+    std::vector<float> b(std::size_t(im.n * im.k), 0.0f);
+    cpu::scatter_rows_as_columns(im.row_ptr.data(), im.col.data(), im.val.data(), DenseView<float>(b.data(), im.n, im.k));
+    CHECK(b == scattered(im));
+
+    std::vector<int> live(std::size_t(im.k), 7);
+    cpu::mark_live_columns(DenseView<const float>(b.data(), im.n, im.k), live.data());
+    std::vector<std::int64_t> keep;
+    for (size_type j = 0; j < im.k; ++j) {
+        CHECK(live[std::size_t(j)] == (j % 3 != 0 || j == 5 ? 1 : 0));
+        if (live[std::size_t(j)]) keep.push_back(j);
+    }
+    std::vector<float> g(std::size_t(im.n) * keep.size());
+    cpu::gather_columns(DenseView<const float>(b.data(), im.n, im.k), keep.data(),
+                        DenseView<float>(g.data(), im.n, size_type(keep.size())));
+    bool same = true;
+    for (size_type i = 0; i < im.n; ++i)
+        for (std::size_t j = 0; j < keep.size(); ++j)
+            same = same && g[std::size_t(i) * keep.size() + j] == b[std::size_t(i * im.k + keep[j])];
+    CHECK(same);
+}
+
+#if defined(TESSEL_HAVE_CUDA)
+
+TEST_CASE("cuda column passes equal the cpu ones", "[cuda][spdnn-columns]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    const Images im = make_images();
+    std::vector<float> expected(std::size_t(im.n * im.k), 0.0f);
+    cpu::scatter_rows_as_columns(im.row_ptr.data(), im.col.data(), im.val.data(),
+                                 DenseView<float>(expected.data(), im.n, im.k));
+    cuda::DeviceBuffer<std::int64_t> rp(im.row_ptr.data(), size_type(im.row_ptr.size()));
+    cuda::DeviceBuffer<std::int32_t> col(im.col.data(), size_type(im.col.size()));
+    cuda::DeviceBuffer<float> val(im.val.data(), size_type(im.val.size()));
+    cuda::DeviceBuffer<float> b(im.n * im.k);
+    b.fill_zero();
+    cuda::device::scatter_rows_as_columns(rp.data(), col.data(), val.data(), DenseView<float>(b.data(), im.n, im.k), nullptr);
+    std::vector<float> got(expected.size());
+    b.download(got.data(), b.size());
+    CHECK(got == expected);
+
+    std::vector<int> live_cpu(std::size_t(im.k)), live_gpu(std::size_t(im.k));
+    cpu::mark_live_columns(DenseView<const float>(expected.data(), im.n, im.k), live_cpu.data());
+    cuda::DeviceBuffer<int> live(im.k);
+    live.fill_zero();
+    cuda::device::mark_live_columns(DenseView<const float>(b.data(), im.n, im.k), live.data(), nullptr);
+    live.download(live_gpu.data(), im.k);
+    CHECK(live_gpu == live_cpu);
+
+    std::vector<std::int64_t> keep;
+    for (size_type j = 0; j < im.k; ++j)
+        if (live_cpu[std::size_t(j)]) keep.push_back(j);
+    const size_type k_new = size_type(keep.size());
+    std::vector<float> g_cpu(std::size_t(im.n * k_new)), g_gpu(g_cpu.size());
+    cpu::gather_columns(DenseView<const float>(expected.data(), im.n, im.k), keep.data(),
+                        DenseView<float>(g_cpu.data(), im.n, k_new));
+    cuda::DeviceBuffer<std::int64_t> dkeep(keep.data(), k_new);
+    cuda::DeviceBuffer<float> g(im.n * k_new);
+    cuda::device::gather_columns(DenseView<const float>(b.data(), im.n, im.k), dkeep.data(),
+                                 DenseView<float>(g.data(), im.n, k_new), nullptr);
+    g.download(g_gpu.data(), g.size());
+    CHECK(g_gpu == g_cpu);
+}
+
+#endif
