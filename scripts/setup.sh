@@ -21,6 +21,8 @@ packages=(
   libmetis-dev
   # the Python module (import tessel) and its tests; h5py reads tessel-xct's output in them
   pybind11-dev python3-dev python3-numpy python3-scipy python3-pytest python3-h5py
+  # `pip install --no-build-isolation .` (pyproject.toml) and its test in a fresh venv (scripts/test-pip.sh)
+  python3-setuptools python3-wheel python3-pip python3-venv
   # libFuzzer harnesses of the readers (scripts/fuzz.sh; skipped when missing)
   clang libclang-rt-14-dev
 )

@@ -20,6 +20,12 @@ if [ "${TESSEL_SKIP_CUDA_SIM:-0}" != 1 ]; then
   echo "== CUDA simulator build and cuda tests"
   "$root/scripts/test-cuda-sim.sh"
 fi
+# pip for Python users (issue 26; scripts/test-pip.sh): a fresh venv, `pip install .`, a tiny
+# reconstruction with the installed package. TESSEL_SKIP_PIP=1 leaves it out of a local run.
+if [ "${TESSEL_SKIP_PIP:-0}" != 1 ]; then
+  echo "== pip install in a fresh venv"
+  "$root/scripts/test-pip.sh"
+fi
 # Sanitizers and fuzzing (issue 14; docs/RELIABILITY.md): TESSEL_SKIP_SANITIZERS=1 or
 # TESSEL_FUZZ_SECONDS=0 leave them out of a local run.
 if [ "${TESSEL_SKIP_SANITIZERS:-0}" != 1 ]; then
