@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <string>
 
 #include "apps/xct/direct_backprojection.hpp"
 #include "apps/xct/memory_estimate.hpp"
+#include "apps/xct/operator_cache.hpp"
 #include "apps/xct/system_matrix.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm_kernels.hpp"
@@ -115,7 +117,11 @@ ArrayReconstructInfo solve_batches(const SinogramArray& s, const ArrayReconstruc
     info.n = g.n;
     info.batch_slices = choose_batch(g, s, o);
     const Ordering ordering = make_ordering(g, o.order, o.tile);
-    auto op = make_local_projector<float>(g, ordering, o.projector);
+    // The cache serves the tiled ELL operator, as in tessel-xct; its notes (a rebuilt file) go to stderr.
+    std::ostringstream quiet;
+    auto op = !o.operator_cache.empty() && o.projector.kernel == Kernel::tiled_ell
+                  ? cached_local_projector<float>(o.operator_cache, g, ordering, o.projector, nullptr, quiet, false)
+                  : make_local_projector<float>(g, ordering, o.projector);
     Solver<float> solver(*op, solver_options);
     const size_type k = info.batch_slices;
     DenseMatrix<float> b(g.num_rays(), k);

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "apps/xct/fbp_filter.hpp"
@@ -44,6 +45,7 @@ struct ArrayReconstructOptions {
     ProjectorOptions projector;     // kernel, tiles, backend
     size_type batch_slices = 0;     // slices solved together (0: as many as fit in memory)
     double memory_limit = 0;        // bytes (0: the node's available memory)
+    std::string operator_cache;     // folder of A and Aᵀ reused across calls (tessel-xct --operator-cache; "": none)
 };
 
 /// What reconstruct_array did besides the images.

@@ -6,6 +6,7 @@ channel each (N = channels unless size is given), rotation centre in channels (d
 channels / 2), the geometry of tessel-xct (docs/xct.md).
 """
 import operator
+import os
 import warnings
 
 import numpy as np
@@ -23,7 +24,7 @@ FILTER_ALIASES = {"ramlak": "ramp", "shepp": "shepp-logan"}
 def reconstruct(tomo, theta, center=None, algorithm="cgls", num_iter=50, *, tol=0.0, nonneg=False,
                 size=0, batch_slices=0, sinogram_order=False, order="hilbert", backend="cpu",
                 filter_name="ramp", filter_cutoff=1.0, precision="single", transpose="stored",
-                return_info=False):
+                operator_cache=None, return_info=False):
     """Reconstructs every slice of `tomo`; returns (slices, N, N) float32.
 
     algorithm: "cgls" or "sirt" (the iterative solvers of tessel-xct); num_iter iterations
@@ -37,7 +38,11 @@ def reconstruct(tomo, theta, center=None, algorithm="cgls", num_iter=50, *, tol=
     in fp32, as tessel-xct --precision mixed): a third less operator memory, the images within
     about 1e-3 of "single". transpose="scatter" stores only the operator A and applies Aᵀ with
     core's transposed kernel on A's tiles (tessel-xct --transpose scatter): half the operator
-    memory and a faster build, each iteration slower (about 1.3x on two cores). return_info=True returns (volume, info) with the residual history
+    memory and a faster build, each iteration slower (about 1.3x on two cores).
+    operator_cache: a folder (str or os.PathLike) where the projection operator is stored under
+    a key of the geometry and options and reused by later calls with the same geometry, as
+    tessel-xct --operator-cache (docs/xct.md): the same images bit for bit, without the build;
+    None builds it every call. return_info=True returns (volume, info) with the residual history
     of every slice.
     The result equals tessel-xct's on the same sinograms (raw files, same centre and options).
     """
@@ -55,7 +60,8 @@ def reconstruct(tomo, theta, center=None, algorithm="cgls", num_iter=50, *, tol=
     volume, info = _tessel._xct_reconstruct(tomo, theta, center, algorithm, int(num_iter), float(tol),
                                             bool(nonneg), int(size), int(batch_slices),
                                             bool(sinogram_order), order, backend, filter_name,
-                                            float(filter_cutoff), precision, transpose)
+                                            float(filter_cutoff), precision, transpose,
+                                            "" if operator_cache is None else os.fspath(operator_cache))
     return (volume, info) if return_info else volume
 
 
