@@ -315,6 +315,7 @@ int run_infer(const InferArgs& a) {
     if (a.threads > 0) omp_set_num_threads(a.threads);
     if (a.neurons < 1) TESSEL_INVALID_INPUT("--neurons", 0, "must be positive");
     if (a.layers < 1) TESSEL_INVALID_INPUT("--layers", 0, "must be positive");
+    check_inference_backend(parse_backend(a.backend));
     const double max_rss = a.max_rss.empty() ? 0.0 : app::parse_bytes(a.max_rss, "--max-rss");
     PhaseTimes setup;
     Inputs in = read_inputs(a, comm, bias_of(a), setup);

@@ -219,15 +219,22 @@ void report_layers(LayerStats& stats, const Ranks& ranks, size_type layers, Infe
     result.phases.add("exchange_counts", stats.exchange);
 }
 
-// The result's description of the run, and the engine it runs on.
-std::unique_ptr<Engine> start_result(const NetworkShape& network, const LayerWeights& weights, const Images& images,
-                                     const InferenceOptions& options, const Ranks& ranks, InferenceResult& result) {
-    // No engine runs on the reference backend (the reference inference is its own function),
-    // and the fused kernel is a cpu kernel: asking for it with backend auto means cpu.
-    if (options.backend == Backend::reference)
+}  // namespace
+
+void check_inference_backend(Backend backend) {
+    if (backend == Backend::reference)
         TESSEL_INVALID_INPUT("--backend", 0,
                              "reference: the inference runs on cpu or cuda (--reference runs the reference "
                              "inference beside it)");
+}
+
+namespace {
+
+// The result's description of the run, and the engine it runs on.
+std::unique_ptr<Engine> start_result(const NetworkShape& network, const LayerWeights& weights, const Images& images,
+                                     const InferenceOptions& options, const Ranks& ranks, InferenceResult& result) {
+    // The fused kernel is a cpu kernel: asking for it with backend auto means cpu.
+    check_inference_backend(options.backend);
     const Backend backend = options.backend == Backend::automatic && options.kernel == KernelChoice::fused
                                 ? Backend::cpu
                                 : resolve_backend(options.backend);

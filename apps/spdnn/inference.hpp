@@ -73,6 +73,10 @@ struct InferenceResult {
     double edges_per_second() const { return seconds > 0 ? double(images) * double(edges) / seconds : 0.0; }
 };
 
+/// Throws InvalidInput for the reference backend: no engine runs there (the reference inference
+/// is its own function, --reference). Checked where options are parsed and again by infer().
+void check_inference_backend(Backend backend);
+
 /// Runs the network on `images` (every rank passes the same images and weights; rank p takes
 /// a contiguous share, balanced by count). `weights` hands out Wᵀ per layer (resident or
 /// streamed); `network` gives N, L, the bias and the edge count. Collective over
