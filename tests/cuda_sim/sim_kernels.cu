@@ -5,6 +5,7 @@
 
 #include "core/cuda/device_code.hpp"
 #include "core/cuda/device_spmm.hpp"
+#include "core/cuda/pinned_buffer.hpp"
 
 namespace tessel::sim_test {
 
@@ -75,13 +76,32 @@ __global__ void arrival_kernel(int* order, int* next) {
     __syncthreads();
 }
 
+__global__ void fill_kernel(float* p, float value, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) p[i] = value;
+}
+
+__global__ void copy_kernel(const float* in, float* out, int n) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i];
+}
+
+// A launch's status: a bad launch at once, else what the grid did once it has run.
+cudaError_t launch_status() {
+    const cudaError_t launched = cudaGetLastError();
+    if (launched != cudaSuccess) return launched;
+    const cudaError_t ran = cudaDeviceSynchronize();
+    (void)cudaGetLastError();  // a failed call is also the last error: leave none behind
+    return ran;
+}
+
 }  // namespace
 
 cudaError_t reverse_in_block(const std::vector<float>& in, std::vector<float>& out, bool with_barrier) {
     const int n = int(in.size());
     cuda::DeviceBuffer<float> d_in(in.data(), n), d_out(n);
     TESSEL_LAUNCH(1, unsigned(n), n * sizeof(float), nullptr, reverse_kernel)(d_in.data(), d_out.data(), n, with_barrier);
-    const cudaError_t status = cudaGetLastError();
+    const cudaError_t status = launch_status();
     out.resize(in.size());
     d_out.download(out.data(), n);
     return status;
@@ -90,7 +110,7 @@ cudaError_t reverse_in_block(const std::vector<float>& in, std::vector<float>& o
 cudaError_t warp_sums(int warps, std::vector<int>& sums) {
     cuda::DeviceBuffer<int> d(warps);
     TESSEL_LAUNCH(1, unsigned(32 * warps), 0, nullptr, warp_sum_kernel)(d.data());
-    const cudaError_t status = cudaGetLastError();
+    const cudaError_t status = launch_status();
     sums.resize(std::size_t(warps));
     d.download(sums.data(), warps);
     return status;
@@ -100,7 +120,7 @@ cudaError_t warp_votes(unsigned& ballot, int& any, int& all) {
     cuda::DeviceBuffer<unsigned> b(1);
     cuda::DeviceBuffer<int> a(1), l(1);
     TESSEL_LAUNCH(1, 32, 0, nullptr, vote_kernel)(b.data(), a.data(), l.data());
-    const cudaError_t status = cudaGetLastError();
+    const cudaError_t status = launch_status();
     b.download(&ballot, 1);
     a.download(&any, 1);
     l.download(&all, 1);
@@ -110,25 +130,25 @@ cudaError_t warp_votes(unsigned& ballot, int& any, int& all) {
 cudaError_t shuffle_with_exited_lanes() {
     cuda::DeviceBuffer<int> d(32);
     TESSEL_LAUNCH(1, 32, 0, nullptr, exited_lanes_kernel)(d.data());
-    return cudaGetLastError();
+    return launch_status();
 }
 
 cudaError_t barrier_deadlock() {
     cuda::DeviceBuffer<int> d(32);
     TESSEL_LAUNCH(1, 32, 0, nullptr, deadlock_kernel)(d.data());
-    return cudaGetLastError();
+    return launch_status();
 }
 
 cudaError_t shared_out_of_bounds() {
     cuda::DeviceBuffer<float> d(1);
     TESSEL_LAUNCH(1, 64, 64 * sizeof(float), nullptr, out_of_bounds_kernel)(d.data());
-    return cudaGetLastError();
+    return launch_status();
 }
 
 cudaError_t shared_atomic_count(int threads, int& count) {
     cuda::DeviceBuffer<int> d(1);
     TESSEL_LAUNCH(1, unsigned(threads), 0, nullptr, atomic_count_kernel)(d.data());
-    const cudaError_t status = cudaGetLastError();
+    const cudaError_t status = launch_status();
     d.download(&count, 1);
     return status;
 }
@@ -140,14 +160,14 @@ cudaError_t launch_with(unsigned threads, std::size_t shared, int optin) {
         if (s != cudaSuccess) return s;
     }
     TESSEL_LAUNCH(1, threads, shared, nullptr, touch_kernel)(d.data());
-    const cudaError_t status = cudaGetLastError();
+    const cudaError_t status = launch_status();
     if (optin > 0) cudaFuncSetAttribute(touch_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 48 * 1024);
     return status;
 }
 
 cudaError_t write_through(float* p) {
     TESSEL_LAUNCH(1, 32, 0, nullptr, touch_kernel)(p);
-    return cudaGetLastError();
+    return launch_status();
 }
 
 std::vector<int> first_arrival_order(int threads) {
@@ -157,6 +177,43 @@ std::vector<int> first_arrival_order(int threads) {
     std::vector<int> out(std::size_t(threads), 0);
     order.download(out.data(), threads);
     return out;
+}
+
+float read_before_and_after_sync(float& before) {
+    cudaStream_t s = nullptr;
+    TESSEL_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cuda::DeviceBuffer<float> d(256);
+    cuda::PinnedBuffer<float> host;
+    host.reserve(1);
+    host.data()[0] = -1.0f;
+    TESSEL_LAUNCH(1, 256, 0, s, fill_kernel)(d.data(), 5.0f, 256);
+    TESSEL_CUDA_CHECK(cudaMemcpyAsync(host.data(), d.data(), sizeof(float), cudaMemcpyDeviceToHost, s));
+    before = host.data()[0];  // no wait yet: the copy need not have happened
+    TESSEL_CUDA_CHECK(cudaStreamSynchronize(s));
+    const float after = host.data()[0];
+    TESSEL_CUDA_CHECK(cudaStreamDestroy(s));
+    return after;
+}
+
+float across_streams(bool wait_for_event) {
+    cudaStream_t producer = nullptr, consumer = nullptr;
+    cudaEvent_t written = nullptr;
+    TESSEL_CUDA_CHECK(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking));
+    TESSEL_CUDA_CHECK(cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking));
+    TESSEL_CUDA_CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
+    cuda::DeviceBuffer<float> x(64), y(64);
+    TESSEL_LAUNCH(1, 64, 0, producer, fill_kernel)(x.data(), 3.0f, 64);
+    TESSEL_CUDA_CHECK(cudaEventRecord(written, producer));
+    if (wait_for_event) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(consumer, written, 0));
+    TESSEL_LAUNCH(1, 64, 0, consumer, copy_kernel)(x.data(), y.data(), 64);
+    float got = 0;
+    TESSEL_CUDA_CHECK(cudaStreamSynchronize(consumer));
+    TESSEL_CUDA_CHECK(cudaMemcpy(&got, y.data() + 63, sizeof(float), cudaMemcpyDeviceToHost));
+    TESSEL_CUDA_CHECK(cudaStreamSynchronize(producer));
+    TESSEL_CUDA_CHECK(cudaEventDestroy(written));
+    TESSEL_CUDA_CHECK(cudaStreamDestroy(producer));
+    TESSEL_CUDA_CHECK(cudaStreamDestroy(consumer));
+    return got;
 }
 
 }  // namespace tessel::sim_test

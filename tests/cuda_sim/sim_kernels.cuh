@@ -31,4 +31,11 @@ cudaError_t write_through(float* p);
 /// Order of the threads of one block of `threads` running up to their first barrier.
 std::vector<int> first_arrival_order(int threads);
 
+/// A kernel fills device memory on a stream and an async copy brings one value into pinned
+/// memory: `before` is what the host sees before waiting for the stream; returns the value after.
+float read_before_and_after_sync(float& before);
+/// A kernel on one stream writes x, one on another copies x to y, with or without the second
+/// stream waiting for an event recorded after the first kernel; returns y's last value.
+float across_streams(bool wait_for_event);
+
 }  // namespace tessel::sim_test

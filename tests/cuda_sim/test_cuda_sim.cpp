@@ -127,6 +127,8 @@ TEST_CASE("streams and events: stream order, timing, and dead handles refused", 
     CHECK(cudaEventRecord(start, s) == cudaSuccess);
     CHECK(cudaEventRecord(stop, s) == cudaSuccess);
     float ms = -1;
+    CHECK(cudaEventElapsedTime(&ms, start, stop) == cudaErrorNotReady);  // not waited for yet
+    CHECK(cudaEventSynchronize(stop) == cudaSuccess);
     CHECK(cudaEventElapsedTime(&ms, start, stop) == cudaSuccess);
     CHECK(ms >= 0);
     CHECK(cudaStreamDestroy(s) == cudaSuccess);
@@ -134,6 +136,19 @@ TEST_CASE("streams and events: stream order, timing, and dead handles refused", 
     CHECK(cudaEventDestroy(start) == cudaSuccess);
     CHECK(cudaEventDestroy(stop) == cudaSuccess);
     (void)cudaGetLastError();
+}
+
+TEST_CASE("stream work runs when waited for: a read before the wait sees stale data", "[cuda][sim]") {
+    float before = 0;
+    const float after = sim_test::read_before_and_after_sync(before);
+    CHECK(before == -1.0f);
+    CHECK(after == 5.0f);
+}
+
+TEST_CASE("an event orders two streams, and without it the consumer reads stale data", "[cuda][sim]") {
+    CHECK(sim_test::across_streams(true) == 3.0f);
+    const float unordered = sim_test::across_streams(false);
+    CHECK(unordered != 3.0f);  // fresh device memory: NaN
 }
 
 TEST_CASE("CudaError carries the simulator's explanation", "[cuda][sim]") {

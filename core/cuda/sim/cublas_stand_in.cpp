@@ -46,6 +46,7 @@ cublasStatus_t gemm(const char* name, cublasHandle_t h, cublasOperation_t ta, cu
         !tessel::sim::is_device_range(c, span(ldc, n)))
         return invalid(std::string(name) + ": an operand is not (wholly) device memory");
     tessel::sim::note_stand_in(name, "reference triple loop");
+    tessel::sim::drain(h->stream);  // the call runs after the work queued before it
     const auto at = [&](int i, int l) { return ta == CUBLAS_OP_N ? a[i + std::size_t(l) * lda] : a[l + std::size_t(i) * lda]; };
     const auto bt = [&](int l, int j) { return tb == CUBLAS_OP_N ? b[l + std::size_t(j) * ldb] : b[j + std::size_t(l) * ldb]; };
     for (int j = 0; j < n; ++j)

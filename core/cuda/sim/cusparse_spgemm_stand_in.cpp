@@ -5,6 +5,7 @@
 
 #include "core/cuda/sim/cusparse_descriptors.hpp"
 #include "core/cuda/sim/stand_in_notice.hpp"
+#include "core/cuda/sim/streams.hpp"
 #include "core/kernels/spgemm.hpp"
 
 using tessel::sim::cusparse_invalid;
@@ -103,6 +104,7 @@ cusparseStatus_t cusparseSpGEMM_compute(cusparseHandle_t handle, cusparseOperati
     const cusparseStatus_t s = sized_buffer("cusparseSpGEMM_compute", size, buffer, done);
     if (!done) return s;
     tessel::sim::note_stand_in("cusparseSpGEMM", "tessel::reference::spgemm");
+    tessel::sim::drain(handle->stream);  // the call runs after the work queued before it
     if (type == CUDA_R_64F) {
         descr->product_d = product<double>(*a, *b, *static_cast<const double*>(alpha));
         c->nnz = descr->product_d.nnz();
@@ -134,6 +136,7 @@ cusparseStatus_t cusparseSpGEMM_copy(cusparseHandle_t handle, cusparseOperation_
     if (!descr->computed) return cusparse_invalid("cusparseSpGEMM_copy before cusparseSpGEMM_compute");
     if (const std::string p = tessel::sim::csr_problem(*c, true); !p.empty())
         return cusparse_invalid("cusparseSpGEMM_copy: C (after cusparseCsrSetPointers): " + p);
+    tessel::sim::drain(handle->stream);
     if (type == CUDA_R_64F)
         copy_out(descr->product_d, *c);
     else

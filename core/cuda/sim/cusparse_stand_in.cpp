@@ -217,6 +217,7 @@ cusparseStatus_t cusparseSpMM(cusparseHandle_t handle, cusparseOperation_t op_a,
     if (!tessel::sim::is_device_range(buffer, 256)) return invalid("cusparseSpMM: the workspace is not 256 bytes of device memory");
     if (!dense_on_device(*b) || !dense_on_device(*c)) return invalid("cusparseSpMM: B or C is not device memory");
     tessel::sim::note_stand_in("cusparseSpMM", "tessel::reference::spmm");
+    tessel::sim::drain(handle->stream);  // the call runs after the work queued before it
     if (type == CUDA_R_64F)
         spmm_reference<double>(*a, *b, *c, *static_cast<const double*>(alpha), *static_cast<const double*>(beta));
     else

@@ -26,6 +26,11 @@ cudaError_t fail(cudaError_t status, const std::string& why) {
 
 const char* last_error_detail() { return last_detail.c_str(); }
 
+cudaError_t set_last_error(cudaError_t status) {
+    if (status != cudaSuccess) last_error = status;
+    return status;
+}
+
 }  // namespace tessel::sim
 
 cudaError_t cudaGetLastError() {

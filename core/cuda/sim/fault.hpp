@@ -21,4 +21,8 @@ struct Fault : std::runtime_error {
 /// TESSEL_CUDA_CHECK after the runtime's own message), and returns `status`.
 cudaError_t fail(cudaError_t status, const std::string& why);
 
+/// Makes `status` the thread's last error without a new explanation (the fault that caused it
+/// already gave one), and returns it.
+cudaError_t set_last_error(cudaError_t status);
+
 }  // namespace tessel::sim

@@ -133,13 +133,16 @@ void run_blocks(const LaunchConfig& c, const std::string& name, const std::funct
                 failure = "kernel " + name + ": " + e.what(), status = cudaErrorLaunchFailure;
         }
     });
-    if (failed) fail(status, failure);
+    if (failed) {
+        fail(status, failure);
+        set_async_error(status);
+    }
 }
 
 }  // namespace
 
 void launch_grid(const LaunchConfig& config, const std::vector<PointerArgument>& pointers,
-                 const std::function<void()>& body) {
+                 std::function<void()> body) {
     const std::string name = kernel_name(config.written);
     if (const std::string why = check_configuration(config, name); !why.empty()) {
         fail(cudaErrorInvalidConfiguration, "launch of " + name + ": " + why);
@@ -158,7 +161,7 @@ void launch_grid(const LaunchConfig& config, const std::vector<PointerArgument>&
         return;
     }
     log_launch(name, config);
-    run_blocks(config, name, body);
+    enqueue(config.stream, [config, name, body = std::move(body)] { run_blocks(config, name, body); });
 }
 
 }  // namespace tessel::sim

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <functional>
+#include <memory>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -28,11 +29,12 @@ struct PointerArgument {
     const void* address;
 };
 
-/// Checks the configuration against the device's limits, the pointer arguments, logs the
-/// launch (TESSEL_SIM_LAUNCH_LOG) and runs the grid. Failures become the thread's last error
-/// (cudaGetLastError), as a failed launch does on a GPU.
+/// Checks the configuration against the device's limits and the pointer arguments, logs the
+/// launch (TESSEL_SIM_LAUNCH_LOG) and queues the grid on its stream. A bad launch becomes the
+/// thread's last error at once (cudaGetLastError); a fault while the grid runs is returned by
+/// the call that waits for it (cudaStreamSynchronize and the like), as on a GPU.
 void launch_grid(const LaunchConfig& config, const std::vector<PointerArgument>& pointers,
-                 const std::function<void()>& body);
+                 std::function<void()> body);
 
 template <typename Tuple, std::size_t... N>
 std::vector<PointerArgument> pointer_arguments(const Tuple& params, std::index_sequence<N...>) {
@@ -53,9 +55,11 @@ public:
     template <typename... A>
     void operator()(A&&... args) const {
         static_assert(sizeof...(A) == sizeof...(P), "a kernel launch with the wrong number of arguments");
-        const std::tuple<std::decay_t<P>...> params(std::forward<A>(args)...);
-        const std::function<void()> body = [this, &params] { std::apply(kernel_, params); };
-        launch_grid(config_, pointer_arguments(params, std::index_sequence_for<P...>{}), body);
+        // The arguments are kept with the queued grid, as the runtime copies them at launch.
+        const auto params = std::make_shared<const std::tuple<std::decay_t<P>...>>(std::forward<A>(args)...);
+        const auto kernel = kernel_;
+        launch_grid(config_, pointer_arguments(*params, std::index_sequence_for<P...>{}),
+                    [kernel, params] { std::apply(kernel, *params); });
     }
 
 private:

@@ -1,6 +1,9 @@
 // The runtime API of the simulated device: devices, memory, copies and memsets, each checked as
 // the real runtime checks it (and stricter: a copy past an allocation's end is refused).
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <vector>
 #include <string>
 
 #include "core/cuda/sim/device_memory.hpp"
@@ -128,8 +131,11 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     return cudaSuccess;
 }
 
-cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
-cudaError_t cudaDeviceReset() { return cudaSuccess; }
+cudaError_t cudaDeviceReset() {
+    tessel::sim::drain_all();
+    (void)tessel::sim::take_async_error();
+    return cudaSuccess;
+}
 
 cudaError_t cudaMemGetInfo(std::size_t* free, std::size_t* total) {
     if (free == nullptr || total == nullptr) return fail(cudaErrorInvalidValue, "cudaMemGetInfo: null pointer");
@@ -150,6 +156,7 @@ cudaError_t cudaMalloc(void** ptr, std::size_t bytes) {
 
 cudaError_t cudaFree(void* ptr) {
     if (ptr == nullptr) return cudaSuccess;
+    tessel::sim::drain_all();  // cudaFree waits for the device, so queued work still has its memory
     if (!tessel::sim::release(ptr, MemoryKind::device))
         return fail(cudaErrorInvalidValue, "cudaFree: not the start of a live device allocation");
     return cudaSuccess;
@@ -162,7 +169,13 @@ cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t stream) 
 
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
     if (const cudaError_t e = check_stream(stream, "cudaFreeAsync"); e != cudaSuccess) return e;
-    return cudaFree(ptr);
+    if (ptr == nullptr) return cudaSuccess;
+    std::string problem;
+    if (tessel::sim::memory_kind(ptr, 1, problem) != MemoryKind::device)
+        return fail(cudaErrorInvalidValue, "cudaFreeAsync: not a live device allocation");
+    // Freed in stream order: work queued before it still has the memory.
+    tessel::sim::enqueue(stream, [ptr] { tessel::sim::release(ptr, MemoryKind::device); });
+    return cudaSuccess;
 }
 
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
@@ -173,22 +186,56 @@ cudaError_t cudaMallocHost(void** ptr, std::size_t bytes) {
 
 cudaError_t cudaFreeHost(void* ptr) {
     if (ptr == nullptr) return cudaSuccess;
+    tessel::sim::drain_all();  // queued copies may still read or write it
     if (!tessel::sim::release(ptr, MemoryKind::pinned))
         return fail(cudaErrorInvalidValue, "cudaFreeHost: not the start of a live pinned allocation");
     return cudaSuccess;
 }
 
-cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
-    if (const cudaError_t e = check_copy(dst, src, bytes, kind, "cudaMemcpy"); e != cudaSuccess) return e;
-    if (bytes > 0) std::memmove(dst, src, bytes);
+namespace {
+
+// The work of an asynchronous copy, queued on `stream`: pageable sources are copied now (the
+// call may return before the copy, but the caller may reuse its buffer at once); a pageable
+// destination makes the call wait for the copy, as the real runtime does.
+cudaError_t queue_copy(cudaStream_t stream, MemoryKind dst_kind, MemoryKind src_kind, const void* src,
+                       std::size_t src_span, std::function<void(const void*)> copy) {
+    if (src_kind == MemoryKind::host) {
+        auto staged = std::make_shared<std::vector<unsigned char>>(static_cast<const unsigned char*>(src),
+                                                                   static_cast<const unsigned char*>(src) + src_span);
+        tessel::sim::enqueue(stream, [staged, copy] { copy(staged->data()); });
+    } else {
+        tessel::sim::enqueue(stream, [src, copy] { copy(src); });
+    }
+    if (dst_kind == MemoryKind::host) {
+        tessel::sim::drain(stream);
+        return tessel::sim::synchronized_status();
+    }
     return cudaSuccess;
 }
 
+cudaError_t copy_kinds(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, const char* call,
+                       MemoryKind& d, MemoryKind& s) {
+    if (const cudaError_t e = check_copy(dst, src, bytes, kind, call); e != cudaSuccess) return e;
+    std::string unused;
+    d = tessel::sim::memory_kind(dst, 1, unused);
+    s = tessel::sim::memory_kind(src, 1, unused);
+    return cudaSuccess;
+}
+
+}  // namespace
+
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind, cudaStream_t stream) {
     if (const cudaError_t e = check_stream(stream, "cudaMemcpyAsync"); e != cudaSuccess) return e;
-    if (const cudaError_t e = check_copy(dst, src, bytes, kind, "cudaMemcpyAsync"); e != cudaSuccess) return e;
-    if (bytes > 0) std::memmove(dst, src, bytes);
-    return cudaSuccess;
+    MemoryKind d, s;
+    if (const cudaError_t e = copy_kinds(dst, src, bytes, kind, "cudaMemcpyAsync", d, s); e != cudaSuccess) return e;
+    if (bytes == 0) return cudaSuccess;
+    return queue_copy(stream, d, s, src, bytes, [dst, bytes](const void* from) { std::memmove(dst, from, bytes); });
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+    if (const cudaError_t e = cudaMemcpyAsync(dst, src, bytes, kind, nullptr); e != cudaSuccess) return e;
+    tessel::sim::drain(nullptr);  // a blocking copy on the legacy stream
+    return tessel::sim::synchronized_status();
 }
 
 cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch, std::size_t width,
@@ -198,25 +245,30 @@ cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, st
         return fail(cudaErrorInvalidValue, "cudaMemcpy2DAsync: width " + std::to_string(width) + " above a pitch");
     if (height == 0 || width == 0) return cudaSuccess;
     const std::size_t dspan = dpitch * (height - 1) + width, sspan = spitch * (height - 1) + width;
-    if (const cudaError_t e = check_copy(dst, src, std::min(dspan, sspan), kind, "cudaMemcpy2DAsync"); e != cudaSuccess) return e;
-    MemoryKind k;
+    MemoryKind d, s, k;
+    if (const cudaError_t e = copy_kinds(dst, src, std::min(dspan, sspan), kind, "cudaMemcpy2DAsync", d, s);
+        e != cudaSuccess)
+        return e;
     if (classify(dst, dspan, "cudaMemcpy2DAsync", "destination", k) != cudaSuccess ||
         classify(src, sspan, "cudaMemcpy2DAsync", "source", k) != cudaSuccess)
         return cudaErrorInvalidValue;
-    for (std::size_t r = 0; r < height; ++r)
-        std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width);
-    return cudaSuccess;
-}
-
-cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
-    if (const cudaError_t e = check_device_range(ptr, bytes, "cudaMemset"); e != cudaSuccess) return e;
-    if (bytes > 0) std::memset(ptr, value, bytes);
-    return cudaSuccess;
+    return queue_copy(stream, d, s, src, sspan, [=](const void* from) {
+        for (std::size_t r = 0; r < height; ++r)
+            std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(from) + r * spitch, width);
+    });
 }
 
 cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream) {
     if (const cudaError_t e = check_stream(stream, "cudaMemsetAsync"); e != cudaSuccess) return e;
-    return cudaMemset(ptr, value, bytes);
+    if (const cudaError_t e = check_device_range(ptr, bytes, "cudaMemsetAsync"); e != cudaSuccess) return e;
+    if (bytes > 0) tessel::sim::enqueue(stream, [=] { std::memset(ptr, value, bytes); });
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemset(void* ptr, int value, std::size_t bytes) {
+    if (const cudaError_t e = cudaMemsetAsync(ptr, value, bytes, nullptr); e != cudaSuccess) return e;
+    tessel::sim::drain(nullptr);
+    return tessel::sim::synchronized_status();
 }
 
 cudaError_t cudaMemset2DAsync(void* ptr, std::size_t pitch, int value, std::size_t width, std::size_t height,
@@ -226,6 +278,8 @@ cudaError_t cudaMemset2DAsync(void* ptr, std::size_t pitch, int value, std::size
     if (height == 0 || width == 0) return cudaSuccess;
     if (const cudaError_t e = check_device_range(ptr, pitch * (height - 1) + width, "cudaMemset2DAsync"); e != cudaSuccess)
         return e;
-    for (std::size_t r = 0; r < height; ++r) std::memset(static_cast<char*>(ptr) + r * pitch, value, width);
+    tessel::sim::enqueue(stream, [=] {
+        for (std::size_t r = 0; r < height; ++r) std::memset(static_cast<char*>(ptr) + r * pitch, value, width);
+    });
     return cudaSuccess;
 }

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/cuda/sim/device_memory.hpp"
+#include "core/cuda/sim/streams.hpp"
 
 namespace tessel::sim {
 
@@ -16,6 +17,8 @@ void note_stand_in(const char* call, const char* how) {
     std::lock_guard lock(m);
     if (seen.insert(call).second) std::printf("tessel-sim: %s answered by the stand-in (%s)\n", call, how);
 }
+
+void drain_stream(cudaStream_t stream) { drain(stream); }
 
 bool is_device_range(const void* p, unsigned long long bytes) {
     if (bytes == 0) return true;

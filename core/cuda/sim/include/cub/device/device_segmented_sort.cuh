@@ -18,7 +18,7 @@ struct DeviceSegmentedSort {
     template <typename K, typename V, typename Begin, typename End>
     static cudaError_t SortPairs(void* temp, std::size_t& temp_bytes, const K* keys_in, K* keys_out,
                                  const V* values_in, V* values_out, long long items, long long segments,
-                                 Begin begin_offsets, End end_offsets, cudaStream_t = nullptr) {
+                                 Begin begin_offsets, End end_offsets, cudaStream_t stream = nullptr) {
         if (items < 0 || segments < 0) return cudaErrorInvalidValue;
         if (temp == nullptr) {
             temp_bytes = 256 + std::size_t(segments) * sizeof(long long);
@@ -30,6 +30,7 @@ struct DeviceSegmentedSort {
             !is_device_range(values_in, items * sizeof(V)) || !is_device_range(values_out, items * sizeof(V)))
             return cudaErrorInvalidValue;
         tessel::sim::note_stand_in("cub::DeviceSegmentedSort::SortPairs", "std::stable_sort per segment");
+        tessel::sim::drain_stream(stream);  // the sort runs after the work queued before it
         std::vector<long long> order;
         for (long long s = 0; s < segments; ++s) {
             const long long b = begin_offsets[s], e = end_offsets[s];
