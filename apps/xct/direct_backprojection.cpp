@@ -1,7 +1,8 @@
 // Pixel-driven backprojection on cpu: rows padded with zero channels (no branch at the ends),
-// one image row per OpenMP iteration accumulated in a thread-local buffer over all angles.
+// a block of image rows per OpenMP iteration accumulated in a thread-local buffer over all angles.
 #include "apps/xct/direct_backprojection.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -68,16 +69,24 @@ void backproject_direct(const DenseMatrix<V>& s, const Geometry& g, double cente
     }
     image = DenseMatrix<V>(g.num_pixels(), k);
     if (k == 0) return;
+    // Image rows in blocks whose accumulators fit about 256 KiB: each angle's padded row is
+    // then read from memory once per block, not once per image row (the whole sinogram per row
+    // made the loop memory-bound). Every pixel still sums its angles in order: the same bits.
+    const size_type row_bytes = n * k * static_cast<size_type>(sizeof(V));
+    const size_type block = std::clamp<size_type>((size_type(256) << 10) / std::max<size_type>(row_bytes, 1), 1, 16);
+    const size_type blocks = (n + block - 1) / block;
 #pragma omp parallel
     {
-        std::vector<V> acc(static_cast<std::size_t>(n * k));
+        std::vector<V> acc(static_cast<std::size_t>(block * n * k));
 #pragma omp for schedule(static)
-        for (size_type iy = 0; iy < n; ++iy) {
+        for (size_type b = 0; b < blocks; ++b) {
+            const size_type y0 = b * block, rows = std::min(block, n - y0);
             std::fill(acc.begin(), acc.end(), V{0});
             for (size_type a = 0; a < num_theta; ++a)
-                add_angle(acc.data(), padded.data() + a * (num_rho + 2) * k, int(n), int(k), int(num_rho),
-                          bp::row_positions(n, iy, cosines[a], sines[a], center));
-            std::copy(acc.begin(), acc.end(), image.data() + iy * n * k);
+                for (size_type r = 0; r < rows; ++r)
+                    add_angle(acc.data() + r * n * k, padded.data() + a * (num_rho + 2) * k, int(n), int(k),
+                              int(num_rho), bp::row_positions(n, y0 + r, cosines[a], sines[a], center));
+            std::copy_n(acc.begin(), rows * n * k, image.data() + y0 * n * k);
         }
     }
 }
