@@ -36,6 +36,10 @@ void require_backend(Backend backend, std::string_view option) {
 }
 
 Backend resolve_backend(Backend requested, std::string_view option) {
+#if defined(TESSEL_CUDA_SIM)
+    // The simulated device checks the CUDA code; it is far too slow to be chosen for real work.
+    if (requested == Backend::automatic) return Backend::cpu;
+#endif
     if (requested == Backend::automatic) return cuda::device_available() ? Backend::cuda : Backend::cpu;
     require_backend(requested, option);
     return requested;

@@ -1,6 +1,7 @@
 // Where kernels run: the backend enum, `auto` resolved in one place, device presence.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -16,7 +17,8 @@ public:
     using NotCompiled::NotCompiled;
 };
 
-/// Where a kernel runs. `automatic` resolves to cuda when a device is present, else cpu.
+/// Where a kernel runs. `automatic` resolves to cuda when a device is present, else cpu (and to
+/// cpu under the CUDA simulator, whose device is for checking the CUDA code).
 enum class Backend { reference, cpu, cuda, automatic };
 
 std::string_view to_string(Backend backend);
@@ -37,6 +39,12 @@ namespace cuda {
 bool device_available();
 /// Name and memory of device 0, or "none".
 std::string device_description();
+/// CUDA devices visible to this process (0 without CUDA in the build or without a device; never
+/// throws).
+int device_count();
+/// Free memory of device `device` mod device_count(), in bytes; 0 when there is none. Makes that
+/// device current. Throws CudaError when the runtime fails.
+std::int64_t device_free_memory(int device);
 }  // namespace cuda
 
 }  // namespace tessel

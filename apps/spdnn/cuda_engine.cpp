@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "apps/spdnn/engine.hpp"
+#include "apps/spdnn/kept_columns.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/error.hpp"
 #include "core/kernels/column_compaction.hpp"
@@ -167,9 +168,7 @@ private:
             live_d_.download(live.data(), k_, stream_);
             for (size_type j = 0; j < k_; ++j) live_[j] = static_cast<char>(live[j]);
         }
-        std::vector<std::int64_t> keep;
-        for (size_type j = 0; j < k_; ++j)
-            if (live_[j]) keep.push_back(j);
+        const std::vector<std::int64_t> keep = kept_columns<std::int64_t>(live_);
         const size_type k_new = static_cast<size_type>(keep.size());
         if (!compaction_ || k_new == k_) {
             std::swap(b_, c_);
@@ -180,9 +179,7 @@ private:
                                              DenseView<Value>(b_.data(), n_, k_new), stream_);
                 TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream_));
             }
-            std::vector<std::int64_t> ids(k_new);
-            for (size_type j = 0; j < k_new; ++j) ids[j] = ids_[keep[j]];
-            ids_ = std::move(ids);
+            keep_ids(ids_, keep);
             k_ = k_new;
             live_.assign(k_, 1);
         }

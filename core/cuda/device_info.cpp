@@ -32,6 +32,21 @@ bool device_available() {
     return count_devices(count) == cudaSuccess && count > 0;
 }
 
+int device_count() {
+    int count = 0;
+    count_devices(count);
+    return count;
+}
+
+std::int64_t device_free_memory(int device) {
+    const int n = device_count();
+    if (n == 0) return 0;
+    TESSEL_CUDA_CHECK(cudaSetDevice(device % n));
+    std::size_t free_bytes = 0, total_bytes = 0;
+    TESSEL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return static_cast<std::int64_t>(free_bytes);
+}
+
 std::string device_description() {
     int count = 0;
     const cudaError_t status = count_devices(count);

@@ -22,6 +22,7 @@
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
 #include "core/kernels/spgemm.hpp"
+#include "core/kernels/spgemm_checks.hpp"
 #include "core/cuda/entry_points.hpp"
 
 namespace tessel::cuda {
@@ -265,24 +266,6 @@ __global__ void __launch_bounds__(block_threads)
 
 // ---- host side -------------------------------------------------------------------------
 
-template <typename V, typename I>
-void check_operands(const Csr<V, I>& a, const Csr<V, I>& b, const char* what) {
-    TESSEL_ENSURE_DIMS(a.cols() == b.rows(), std::string(what) + ": A is " +
-                                                 std::to_string(a.rows()) + "x" +
-                                                 std::to_string(a.cols()) + ", B is " +
-                                                 std::to_string(b.rows()) + "x" +
-                                                 std::to_string(b.cols()));
-}
-
-template <typename V, typename I>
-void check_plan(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b, const char* what) {
-    check_operands(a, b, what);
-    if (plan.rows != a.rows() || plan.inner != a.cols() || plan.cols != b.cols() ||
-        plan.a_nnz != a.nnz() || plan.b_nnz != b.nnz() ||
-        static_cast<size_type>(plan.row_ptr.size()) != plan.rows + 1)
-        TESSEL_INVALID_INPUT(std::string(what), 0, "the plan was made for other operands");
-}
-
 // A CSR matrix on the device (values only when asked for).
 template <typename V, typename I>
 struct SpgemmDeviceCsr {
@@ -342,7 +325,7 @@ struct DevicePool {
 template <typename V, typename I>
 SpgemmPlan symbolic_on_device(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmDeviceCsr<V, I>& da,
                               const SpgemmDeviceCsr<V, I>& db, const SpgemmOptions& options) {
-    check_operands(a, b, "cuda::spgemm_symbolic");
+    tessel::detail::check_spgemm_operands(a, b, "cuda::spgemm_symbolic");
     SpgemmPlan plan;
     plan.backend = Backend::cuda;
     plan.rows = a.rows();
@@ -394,7 +377,7 @@ SpgemmPlan symbolic_on_device(const Csr<V, I>& a, const Csr<V, I>& b, const Spge
 template <typename V, typename I>
 void numeric_on_device(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b,
                        const SpgemmDeviceCsr<V, I>& da, const SpgemmDeviceCsr<V, I>& db, Csr<V, I>& c) {
-    check_plan(plan, a, b, "cuda::spgemm_numeric");
+    tessel::detail::check_spgemm_plan(plan, a, b, "cuda::spgemm_numeric");
     const size_type m = plan.rows, nnz = plan.nnz();
     const bool reuse = c.rows() == plan.rows && c.cols() == plan.cols && c.row_ptr() == plan.row_ptr;
     DeviceBuffer<std::int64_t> crp(plan.row_ptr.data(), m + 1);
@@ -486,21 +469,21 @@ std::vector<std::int32_t> narrow(const std::vector<I>& x, const char* what) {
 
 template <typename V, typename I>
 SpgemmPlan spgemm_symbolic(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options) {
-    check_operands(a, b, "cuda::spgemm_symbolic");
+    tessel::detail::check_spgemm_operands(a, b, "cuda::spgemm_symbolic");
     const SpgemmDeviceCsr<V, I> da(a, false), db(b, false);
     return symbolic_on_device(a, b, da, db, options);
 }
 
 template <typename V, typename I>
 void spgemm_numeric(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b, Csr<V, I>& c) {
-    check_plan(plan, a, b, "cuda::spgemm_numeric");
+    tessel::detail::check_spgemm_plan(plan, a, b, "cuda::spgemm_numeric");
     const SpgemmDeviceCsr<V, I> da(a, true), db(b, true);
     numeric_on_device(plan, a, b, da, db, c);
 }
 
 template <typename V, typename I>
 Csr<V, I> spgemm(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options) {
-    check_operands(a, b, "cuda::spgemm");
+    tessel::detail::check_spgemm_operands(a, b, "cuda::spgemm");
     const SpgemmDeviceCsr<V, I> da(a, true), db(b, true);
     const SpgemmPlan plan = symbolic_on_device(a, b, da, db, options);
     Csr<V, I> c;
@@ -510,7 +493,7 @@ Csr<V, I> spgemm(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& op
 
 template <typename V, typename I>
 Csr<V, I> spgemm_cusparse(const Csr<V, I>& a, const Csr<V, I>& b) {
-    check_operands(a, b, "cuda::spgemm_cusparse");
+    tessel::detail::check_spgemm_operands(a, b, "cuda::spgemm_cusparse");
     const size_type m = a.rows(), n = a.cols(), k = b.cols();
     if (m > std::numeric_limits<std::int32_t>::max() || n > std::numeric_limits<std::int32_t>::max() ||
         k > std::numeric_limits<std::int32_t>::max())

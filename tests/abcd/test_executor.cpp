@@ -5,6 +5,7 @@
 
 #include "abcd_test_util.hpp"
 #include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
+#include "core/backend.hpp"
 #include "core/error.hpp"
 
 using namespace tessel;
@@ -89,7 +90,7 @@ TEST_CASE("the cuda backend says whether it is in the build", "[abcd]") {
     CHECK(choose_backend(Backend::cpu, &why) == Backend::cpu);
     const Backend automatic = choose_backend(Backend::automatic, &why);
     CHECK(!why.empty());
-    if (cuda_device_count() == 0) {
+    if (cuda::device_count() == 0) {
         CHECK(automatic == Backend::cpu);
 #ifndef TESSEL_HAVE_CUDA
         const Problem p = test::hand_problem({7}, {9}, {5}, {{0, 0}}, {{0, 0}});
@@ -104,7 +105,7 @@ TEST_CASE("the cuda backend says whether it is in the build", "[abcd]") {
 }
 
 TEST_CASE("cuda executor equals the dense reference", "[abcd][cuda]") {
-    if (cuda_device_count() == 0) {
+    if (cuda::device_count() == 0) {
         WARN("no CUDA device (or CUDA not in this build): the cuda executor is not run");
         return;
     }

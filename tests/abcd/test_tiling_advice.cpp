@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "abcd_test_util.hpp"
+#include "core/backend.hpp"
 #include "apps/ccsd_abcd/executor/executor.hpp"
 #include "apps/ccsd_abcd/advice/gemm_rate_table.hpp"
 #include "apps/ccsd_abcd/inspector/symbolic_product.hpp"
@@ -313,7 +314,7 @@ TEST_CASE("cuda rate tables keep their backend and copy rates; an unknown backen
 }
 
 TEST_CASE("a measured cuda table: cuBLAS rates and copy rates of device 0", "[abcd][advice][cuda]") {
-    if (cuda_device_count() == 0) {
+    if (cuda::device_count() == 0) {
         WARN("no CUDA device (or CUDA not in this build): the cuda rate table is not measured");
         CHECK_THROWS(measure_cuda_gemm_rate_table(true, {1, 8}, 0.0005));
         return;

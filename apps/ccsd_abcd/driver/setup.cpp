@@ -9,6 +9,7 @@
 
 #include "apps/ccsd_abcd/driver/mpi.hpp"
 #include "apps/ccsd_abcd/problem/problem_file.hpp"
+#include "core/backend.hpp"
 #include "core/app/byte_size.hpp"
 #include "core/app/machine.hpp"
 #include "core/error.hpp"
@@ -48,7 +49,7 @@ void share_out_devices(RunSetup& s, int on_node, int local_rank, MPI_Comm comm) 
     s.inspector.devices = 1;
     s.first_device = 0;
     if (s.backend != Backend::cuda) return;
-    int per_rank = std::max(1, cuda_device_count() / on_node);
+    int per_rank = std::max(1, cuda::device_count() / on_node);
     TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &per_rank, 1, MPI_INT, MPI_MIN, comm));
     s.inspector.devices = per_rank;
     s.first_device = local_rank * per_rank;
@@ -63,8 +64,8 @@ void choose_budget(const Args& a, RunSetup& s, int on_node, MPI_Comm comm) {
         s.budget_note = "given";
     } else if (s.backend == Backend::cuda) {
         // 90% of the free memory leaves room for cuBLAS's workspace.
-        size_type free_bytes = cuda_device_memory(s.first_device);
-        for (int d = 1; d < io.devices; ++d) free_bytes = std::min(free_bytes, cuda_device_memory(s.first_device + d));
+        size_type free_bytes = cuda::device_free_memory(s.first_device);
+        for (int d = 1; d < io.devices; ++d) free_bytes = std::min(free_bytes, cuda::device_free_memory(s.first_device + d));
         TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &free_bytes, 1, MPI_INT64_T, MPI_MIN, comm));
         io.device_memory = free_bytes / 10 * 9;
         s.budget_note = "90% of the GPU's free memory";

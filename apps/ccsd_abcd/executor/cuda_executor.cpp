@@ -14,6 +14,7 @@
 
 #include "apps/ccsd_abcd/executor/executor.hpp"
 #include "apps/ccsd_abcd/executor/tile_exchange.hpp"
+#include "core/backend.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/cuda/pinned_buffer.hpp"
@@ -21,28 +22,6 @@
 #include "core/timer.hpp"
 
 namespace tessel::abcd {
-
-int cuda_device_count() {
-    int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
-        cudaGetLastError();  // clear the sticky "no device" status
-        return 0;
-    }
-    return n;
-}
-
-void require_cuda_backend() {
-    if (cuda_device_count() == 0) TESSEL_THROW(CudaError, "the cuda backend found no CUDA device");
-}
-
-size_type cuda_device_memory(int device) {
-    const int n = cuda_device_count();
-    if (n == 0) return 0;
-    TESSEL_CUDA_CHECK(cudaSetDevice(device % n));
-    std::size_t free_bytes = 0, total_bytes = 0;
-    TESSEL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    return static_cast<size_type>(free_bytes);
-}
 
 namespace {
 
@@ -98,7 +77,7 @@ public:
     CudaRun(const Problem& p, const Plan& plan, TileStore<T>& a, TileExchange<T>& ex, ExecutionResult& r, int rank,
             int first_device)
         : p_(p), plan_(plan), me_(plan.processes[rank]), a_(a), ex_(ex), r_(r) {
-        const int count = cuda_device_count();
+        const int count = cuda::device_count();
         if (count == 0) TESSEL_THROW(CudaError, "the cuda backend found no CUDA device");
         int devices = 0;
         for (const auto& b : me_.blocks) devices = std::max(devices, b.device + 1);

@@ -65,13 +65,5 @@ template <typename ValueType>
 ExecutionResult execute_cuda(const Problem& problem, const Plan& plan, TileStore<ValueType>& a,
                              TileStore<ValueType>& c_owned, const ExecutorOptions& options);
 
-/// Checks that the cuda backend can run here. Throws NotCompiled (no CUDA in the build),
-/// CudaError (no device).
-void require_cuda_backend();
-
-/// CUDA devices visible to this process (0 without CUDA in the build or without a device).
-int cuda_device_count();
-/// Free memory of CUDA device `device` (mod the device count), in bytes (0 when none).
-size_type cuda_device_memory(int device);
 
 }  // namespace tessel::abcd
