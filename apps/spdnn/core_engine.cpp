@@ -5,6 +5,7 @@
 
 #include "apps/spdnn/engine.hpp"
 #include "apps/spdnn/kept_columns.hpp"
+#include "core/kernels/column_compaction.hpp"
 #include "core/aligned_allocator.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm_kernels.hpp"
@@ -57,12 +58,7 @@ public:
 
     size_type count() const override { return k_; }
     std::vector<std::int64_t> ids() const override { return ids_; }
-    std::vector<std::int64_t> nonzero_ids() const override {
-        std::vector<std::int64_t> out;
-        for (size_type j = 0; j < k_; ++j)
-            if (live_[j]) out.push_back(ids_[j]);
-        return out;
-    }
+    std::vector<std::int64_t> nonzero_ids() const override { return live_ids(ids_, live_); }
 
     void export_rows(size_type begin, size_type end, Value* rows) const override {
 #pragma omp parallel for schedule(static)
@@ -103,26 +99,17 @@ private:
         }
         times.kernel += t.seconds();
         t.restart();
-        // Columns (images) with any nonzero: rows of Zᵀ scanned in parallel strips.
-        live_.assign(k_, 0);
-        constexpr size_type strip = 256;
-#pragma omp parallel for schedule(static)
-        for (size_type j0 = 0; j0 < k_; j0 += strip) {
-            const size_type j1 = std::min(k_, j0 + strip);
-            for (size_type i = 0; i < n_; ++i) {
-                const Value* row = c_.data() + i * k_;
-                for (size_type j = j0; j < j1; ++j) live_[j] |= row[j] != Value(0);
-            }
-        }
+        // Columns (images) with any nonzero (core's column pass, the cuda engine's twin).
+        std::vector<int> live(static_cast<std::size_t>(k_));
+        cpu::mark_live_columns(DenseView<const Value>(c_.data(), n_, k_), live.data());
+        live_.assign(live.begin(), live.end());
         const std::vector<size_type> keep = kept_columns<size_type>(live_);
         const size_type k = static_cast<size_type>(keep.size());
         if (!compaction_ || k == k_) {
             std::swap(b_, c_);
         } else {
             b_.resize(static_cast<std::size_t>(n_ * k));
-#pragma omp parallel for schedule(static)
-            for (size_type i = 0; i < n_; ++i)
-                for (size_type j = 0; j < k; ++j) b_[i * k + j] = c_[i * k_ + keep[j]];
+            cpu::gather_columns(DenseView<const Value>(c_.data(), n_, k_), keep.data(), DenseView<Value>(b_.data(), n_, k));
             keep_ids(ids_, keep);
             k_ = k;
             live_.assign(k_, 1);

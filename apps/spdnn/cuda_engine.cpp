@@ -77,12 +77,7 @@ public:
 
     size_type count() const override { return k_; }
     std::vector<std::int64_t> ids() const override { return ids_; }
-    std::vector<std::int64_t> nonzero_ids() const override {
-        std::vector<std::int64_t> out;
-        for (size_type j = 0; j < k_; ++j)
-            if (live_[j]) out.push_back(ids_[j]);
-        return out;
-    }
+    std::vector<std::int64_t> nonzero_ids() const override { return live_ids(ids_, live_); }
 
     void export_rows(size_type begin, size_type end, Value* rows) const override {
         std::vector<float> host(static_cast<std::size_t>(n_ * k_));

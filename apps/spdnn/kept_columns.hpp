@@ -26,4 +26,10 @@ void keep_ids(std::vector<std::int64_t>& ids, const std::vector<Position>& keep)
     ids = std::move(kept);
 }
 
+/// The ids of the columns with live[j] set: the images whose activations are not all zero.
+inline std::vector<std::int64_t> live_ids(std::vector<std::int64_t> ids, const std::vector<char>& live) {
+    keep_ids(ids, kept_columns<std::size_t>(live));
+    return ids;
+}
+
 }  // namespace tessel::spdnn

@@ -120,3 +120,26 @@ TEST_CASE("cuda column passes equal the cpu ones", "[cuda][spdnn-columns]") {
 }
 
 #endif
+
+#if defined(TESSEL_HAVE_CUDA)
+
+TEST_CASE("cuda live columns of a matrix taller than a grid's y extent covers", "[cuda][spdnn-columns]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    // 65535 strips of 64 rows end at 4194240: a nonzero below them must still be seen (spdnn's
+    // own kernel launched one strip per block row and asked for more than 65535 of them).
+    const size_type rows = 4194240 + 100, k = 2;
+    std::vector<float> c(std::size_t(rows * k), 0.0f);
+    c[std::size_t((rows - 1) * k + 1)] = 1.0f;
+    cuda::DeviceBuffer<float> dc(c.data(), rows * k);
+    cuda::DeviceBuffer<int> live(k);
+    live.fill_zero();
+    cuda::device::mark_live_columns(DenseView<const float>(dc.data(), rows, k), live.data(), nullptr);
+    std::vector<int> got(static_cast<std::size_t>(k), -1);
+    live.download(got.data(), k);
+    CHECK(got == std::vector<int>{0, 1});
+}
+
+#endif

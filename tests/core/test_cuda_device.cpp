@@ -116,6 +116,34 @@ TEMPLATE_PRODUCT_TEST_CASE("device-resident kernels on padded operands and a str
     }
 }
 
+TEMPLATE_TEST_CASE("tiled ell whose stage needs more than 48 KiB of shared memory opts in", "[cuda][device]", float,
+                   double) {
+    if (!tessel::cuda::device_available()) {
+        WARN("skipped: no CUDA device");
+        return;
+    }
+    using V = TestType;
+    // Wide rows over many columns: stages of up to 4096 distinct columns of B.
+    const auto a = generate::power_law<V, std::int32_t>(600, 30000, 40.0, 2.1, 4);
+    const size_type k = 12;
+    const auto b = generate::random_dense<V>(a.cols(), k, Layout::row_major, 6);
+    DenseMatrix<V> expected(a.rows(), k);
+    reference::spmm<V, std::int32_t>(a, b.view(), expected.view());
+    TiledEllConfig config;
+    config.block_rows = 256;
+    config.buffer_entries = 4096;
+    Stream stream;
+    cuda::DeviceTiledEll<V, std::int32_t> dt(tiled_ell_from_csr(a, config), stream.s);
+    cuda::DeviceDense<V> db(a.cols(), k), dc(a.rows(), k);
+    db.upload(b.view(), stream.s);
+    const auto ran = cuda::device::spmm_tiled_ell(dt, db.view(), dc.view(), Epilogue<V>{}, 8, stream.s);
+    CHECK(ran.shared_bytes > 48 * 1024);
+    std::vector<V> got(static_cast<std::size_t>(a.rows() * k));
+    TESSEL_CUDA_CHECK(cudaMemcpyAsync(got.data(), dc.data(), got.size() * sizeof(V), cudaMemcpyDeviceToHost, stream.s));
+    TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream.s));
+    CHECK(count_bad(a, expected, got, k) == 0);
+}
+
 TEST_CASE("device buffers move, round-trip and check their bounds", "[cuda][device]") {
     if (!tessel::cuda::device_available()) {
         WARN("skipped: no CUDA device");
