@@ -52,7 +52,10 @@ set_property(GLOBAL APPEND PROPERTY TESSEL_CONFIG_DEPENDENCIES
   "find_dependency(nlohmann_json 3)"
   "find_dependency(PkgConfig)"
   "pkg_check_modules(HWLOC REQUIRED IMPORTED_TARGET hwloc)")
-if(TESSEL_HAVE_CUDA)
+if(TESSEL_CUDA_SIM)
+  # The simulated device runs on Boost.Context fibers (core/cuda/sim/).
+  set_property(GLOBAL APPEND PROPERTY TESSEL_CONFIG_DEPENDENCIES "find_dependency(Boost 1.74 COMPONENTS context)")
+elseif(TESSEL_HAVE_CUDA)
   set_property(GLOBAL APPEND PROPERTY TESSEL_CONFIG_DEPENDENCIES "find_dependency(CUDAToolkit)")
 endif()
 function(tessel_config_dependency line)
