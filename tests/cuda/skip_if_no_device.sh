@@ -8,7 +8,7 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do run+=("$1"); shift; done
 out=$("${run[@]}" 2>&1)
 status=$?
 printf '%s\n' "$out"
-if [ $status -ne 0 ] && printf '%s\n' "$out" | grep -q -i "no CUDA device"; then
+if [ $status -ne 0 ] && printf '%s\n' "$out" | grep -E -q -i "no (usable )?CUDA device"; then
   echo "skipped: no CUDA device"
   exit 77
 fi
