@@ -129,6 +129,18 @@ template <typename V>
 void validate_checkpoint(const std::string& path, const Checkpoint<V>& c, size_type pixels, size_type rays,
                          size_type slices, int iterations) {
     const double width = double(c.round_width), round = double(c.round);
+    // round_width sizes everything below: a corrupt one is named, not blamed on the round or on
+    // gamma. Absurd means other than the column count the per-column datasets agree on.
+    const std::size_t columns = c.gamma.size();
+    const bool columns_agree =
+        c.bnorm.size() == columns && c.active.size() == columns && c.history.size() == columns;
+    if (c.round_width < 1 || (columns_agree && width != double(columns))) {
+        const std::string why = c.round_width < 1 ? "a round holds at least 1 slice"
+                                                  : "the per-column datasets gamma, bnorm, active and history hold " +
+                                                        std::to_string(columns) + " values each";
+        TESSEL_INVALID_INPUT(path, 0,
+                             "the round_width attribute is corrupt: " + std::to_string(c.round_width) + " (" + why + ")");
+    }
     if (!(width >= 1) || !(round >= 0) || !(round * width < double(slices)))
         TESSEL_INVALID_INPUT(path, 0, "round " + std::to_string(c.round) + " of " + std::to_string(c.round_width) +
                                           " slices does not start inside the " + std::to_string(slices) +

@@ -1,6 +1,7 @@
 // Inputs: Data Exchange (read, then normalise), MemXCT raw files, the phantom.
 #include "apps/xct/sinogram_source.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <tuple>
@@ -91,6 +92,11 @@ SinogramSource::SinogramSource(const InputOptions& options) : options_(options) 
     }
     case InputKind::raw: {
         const auto theta = io::read_theta(options.theta_path);
+        // Equal angles see the object from one side only: the solve would "succeed" on garbage.
+        const auto [low, high] = std::minmax_element(theta.begin(), theta.end());
+        if (theta.size() > 1 && *low == *high)
+            TESSEL_INVALID_INPUT(options.theta_path, 0, "all " + std::to_string(theta.size()) + " angles are equal (" +
+                                                            number(*low) + " radians), cannot reconstruct");
         g.theta.assign(theta.begin(), theta.end());
         const RawShape shape =
             raw_shape(options.path, options.theta_path, g.num_theta(), options.num_slices, options.channels);

@@ -204,6 +204,12 @@ int main(int argc, char** argv) {
             io::write_bytes_atomically(argv[3], image.data(), image.size() * sizeof(float));
             return 0;
         }
+        if (command == "set-attribute" && argc == 6) {
+            // Overwrites an integer attribute in place: a corrupt checkpoint for the bad-input tests.
+            auto f = io::File::open_for_update(argv[2]);
+            f.write_attribute(argv[3], argv[4], static_cast<std::int64_t>(std::stoll(argv[5])));
+            return 0;
+        }
         if (command == "compare" && argc == 5) return compare(argv[2], argv[3], std::stod(argv[4]));
         if (command == "check-phantom" && argc == 4) return check_phantom(argv[2], std::stod(argv[3]));
         if (command == "check-phantom" && (argc == 5 || argc == 6))
@@ -212,6 +218,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "tessel-xct-test-tool: %s\n", e.what());
         return 1;
     }
-    std::fprintf(stderr, "usage: tessel-xct-test-tool make-dx OUT AXES [defect] | compare A B TOL | check-phantom F DB [S [X.h5]]\n");
+    std::fprintf(stderr, "usage: tessel-xct-test-tool make-dx OUT AXES [defect] | compare A B TOL | check-phantom F DB [S [X.h5]] | "
+                 "set-attribute F OBJECT NAME INT\n");
     return 2;
 }
