@@ -10,6 +10,7 @@
 #include "apps/xct/run_context.hpp"
 #include "apps/xct/transpose_choice.hpp"
 #include "core/comm/mpi_check.hpp"
+#include "core/comm/mpi_types.hpp"
 #include "core/error.hpp"
 #include "core/version.hpp"
 
@@ -19,10 +20,7 @@ namespace tessel::xct {
 double memory_limit(const ReconstructOptions& o, MPI_Comm world) {
     double limit = o.memory_limit;
     if (!(limit > 0)) {
-        MPI_Comm node;
-        TESSEL_MPI_CHECK(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
-        const int local = comm::size_of(node);
-        MPI_Comm_free(&node);
+        const int local = comm::ranks_on_node(world);  // collective: every rank calls it
         const double available = available_memory();
         limit = available > 0 ? available / local : std::numeric_limits<double>::infinity();
     }
