@@ -111,8 +111,7 @@ ArrayReconstructInfo solve_batches(const SinogramArray& s, const ArrayReconstruc
                                    const SolverOptions& solver_options, std::span<float> volume) {
     const auto [g, center] = array_geometry(s, o, volume);
     const size_type pixels = g.num_pixels();
-    if (o.projector.backend == Backend::cuda && !cuda::device_available())
-        TESSEL_THROW(NotCompiled, "backend cuda: no usable CUDA device (device: " + cuda::device_description() + ")");
+    require_backend(o.projector.backend, "backend");
     ArrayReconstructInfo info;
     info.n = g.n;
     info.batch_slices = choose_batch(g, s, o);

@@ -11,8 +11,7 @@ void build_operator(RunContext<V>& c) {
     const ReconstructOptions& o = c.o;
     const Geometry& g = c.g();
     // A missing GPU is found before the build.
-    if (o.projector.backend == Backend::cuda && !cuda::device_available())
-        TESSEL_THROW(NotCompiled, "--backend cuda: no usable CUDA device (device: " + cuda::device_description() + ")");
+    require_backend(o.projector.backend);
     c.layout = std::make_unique<ParallelLayout>(make_parallel_layout(c.world, c.plan.p_data, o.topology));
     {
         auto scope = c.times.scope("reorder");

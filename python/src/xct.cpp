@@ -63,8 +63,7 @@ py::tuple reconstruct(py::handle tomo_object, py::handle theta_object, std::opti
     o.size = size;
     o.batch_slices = batch_slices;
     o.order = xct::parse_domain_order(order);
-    o.projector.backend = parse_backend(backend);
-    if (o.projector.backend == Backend::automatic) o.projector.backend = Backend::cpu;
+    o.projector.backend = resolve_backend(parse_backend(backend), "backend");
     if (precision != "single" && precision != "mixed")
         bad_argument("precision", "'" + precision + "' is not 'single' or 'mixed'");
     o.projector.half_values = precision == "mixed";

@@ -39,6 +39,8 @@ def reconstruct(tomo, theta, center=None, algorithm="cgls", num_iter=50, *, tol=
     about 1e-3 of "single". transpose="scatter" stores only the operator A and applies Aᵀ with
     core's transposed kernel on A's tiles (tessel-xct --transpose scatter): half the operator
     memory and a faster build, each iteration slower (about 1.3x on two cores).
+    backend: "cpu", "cuda" or "auto" (cuda when a device is present, else cpu, as tessel-xct
+    --backend auto); "cuda" where none is raises NotCompiled.
     operator_cache: a folder (str or os.PathLike) where the projection operator is stored under
     a key of the geometry and options and reused by later calls with the same geometry, as
     tessel-xct --operator-cache (docs/xct.md): the same images bit for bit, without the build;

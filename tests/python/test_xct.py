@@ -1,5 +1,6 @@
 # tessel.xct.reconstruct: the same answer as tessel-xct on the same raw sinograms, a phantom
 # recovered, the GIL released, and bad arguments as ValueError naming the argument.
+import re
 import subprocess
 import threading
 import time
@@ -113,6 +114,20 @@ def test_gil_released():
     elapsed = time.perf_counter() - started
     # With the GIL held this thread would stall for the whole reconstruction.
     assert elapsed > 0.2 and longest < 0.5 * elapsed, (elapsed, longest)
+
+
+def test_backend_auto_is_the_cli_policy():
+    # "auto" is resolved by core's resolve_backend, as in tessel-xct: cuda when a device is
+    # present, else cpu; "cuda" without one is NotCompiled naming the argument.
+    _, tomo, theta = sinograms(n=16, angles=12, slices=2)
+    auto = tessel.xct.reconstruct(tomo, theta, num_iter=3, backend="auto")
+    try:
+        expected = tessel.xct.reconstruct(tomo, theta, num_iter=3, backend="cuda")
+    except tessel.NotCompiled as e:
+        assert re.match(r"backend cuda: (this build has no CUDA|no CUDA device is present)", str(e)), str(e)
+        np.testing.assert_array_equal(auto, tessel.xct.reconstruct(tomo, theta, num_iter=3, backend="cpu"))
+    else:
+        np.testing.assert_allclose(auto, expected, rtol=1e-3, atol=1e-4)
 
 
 def test_bad_arguments():
