@@ -244,7 +244,7 @@ void apply_choices(ReconstructOptions& o, const CliText& t) {
     o.double_precision = t.precision == "double";
     o.projector.half_values = t.precision == "mixed";
     o.order = parse_domain_order(t.order);
-    o.projector.kernel = parse_kernel(t.kernel);
+    o.projector.kernel = parse_format(t.kernel);
     o.projector.scatter_transpose = t.transpose == "scatter";
     o.auto_transpose = t.transpose == "auto";
     operator_config(o.projector);  // refuses --transpose scatter or --precision mixed with --kernel csr now

@@ -6,7 +6,6 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -26,8 +25,6 @@ namespace tessel::xct {
 /// The local SpMM on A and Aᵀ: core's operator in its format, tiled ELL (thesis 2.3, the
 /// default) or CSR (to compare), named as core names them. Both run on one rank and on data ranks.
 using Kernel = SparseFormat;
-/// --kernel's value, "tiled-ell" or "csr": core's parse_format.
-inline Kernel parse_kernel(std::string_view name) { return parse_format(name); }
 
 /// Counters of the SpMMs run so far.
 struct SpmmStats {

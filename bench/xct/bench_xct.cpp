@@ -179,7 +179,7 @@ bool skip_when_too_big(const BenchOptions& o, const Size& size, const Geometry& 
     plan.nnz = estimate_nnz(g);
     plan.pixels = g.num_pixels();
     plan.rays = g.num_rays();
-    plan.kernel = parse_kernel(o.kernel);
+    plan.kernel = parse_format(o.kernel);
     plan.k = max_k;
     plan.slices = 0;
     plan.round_slices = 0;
@@ -297,7 +297,7 @@ double time_orders(const Size& size, const Geometry& g, const std::vector<Domain
         if (o.quiet_wait) bench::wait_for_quiet(60.0);
         const auto ordering = make_ordering(g, order, o.tile);
         ProjectorOptions options;
-        options.kernel = parse_kernel(o.kernel);
+        options.kernel = parse_format(o.kernel);
         options.tiles = {o.block_rows, o.buffer_entries};
         options.scatter_transpose = o.transpose == "scatter";
         Timer build_timer;
