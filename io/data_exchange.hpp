@@ -1,4 +1,4 @@
-// APS Data Exchange HDF5 projections (shared/design/FORMATS.md §3) and their preprocessing
+// APS Data Exchange HDF5 projections (docs/xct.md, "Input file formats") and their preprocessing
 // into MemXCT-layout sinograms: normalise by flat and dark fields, -log, centre shift.
 #pragma once
 

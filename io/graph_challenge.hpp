@@ -1,5 +1,5 @@
-// Graph Challenge sparse DNN files (shared/design/FORMATS.md §1): layer and image TSV
-// triplets (1-based) and the categories (truth) file.
+// Graph Challenge sparse DNN files: layer and image TSV triplets (row, column, value; 1-based)
+// and the categories (truth) file.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // Matrix Market coordinate files: %%MatrixMarket matrix coordinate {real|integer|pattern}
-// {general|symmetric|skew-symmetric}, 1-based (shared/design/FORMATS.md §4).
+// {general|symmetric|skew-symmetric}, 1-based.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// MemXCT raw files (shared/design/FORMATS.md §2): headerless little-endian float32 angles
+// MemXCT raw files (docs/xct.md, "Input file formats"): headerless little-endian float32 angles
 // (radians), sinograms (slice-major, num_slices x num_theta x num_rho) and N x N images.
 #pragma once
 

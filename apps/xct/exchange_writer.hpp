@@ -1,7 +1,8 @@
-// APS Data Exchange files written from sinograms (shared/design/FORMATS.md §3), the inverse of
-// io::read_sinograms up to the rounding of the counts: projections dark + (white - dark)·e^-p
-// of the line integrals p, constant flat and dark fields, angles in degrees. For
-// --save-exchange, and the pieces for the tests' files (which add defects between them).
+// APS Data Exchange files written from sinograms (docs/xct.md, "Input file formats"), the
+// inverse of io::read_sinograms up to the rounding of the counts: projections
+// dark + (white - dark)·e^-p of the line integrals p, constant flat and dark fields, angles in
+// degrees. For --save-exchange, and the pieces for the tests' files (which add defects between
+// them).
 #pragma once
 
 #include <span>

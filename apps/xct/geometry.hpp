@@ -1,4 +1,5 @@
-// Parallel-beam geometry of MemXCT (shared/design/FORMATS.md §2): image box, channels, angles.
+// Parallel-beam geometry of MemXCT (docs/xct.md, "Geometry and the projection operator"):
+// image box, channels, angles.
 #pragma once
 
 #include <cmath>

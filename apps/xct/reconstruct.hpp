@@ -1,4 +1,4 @@
-// One reconstruction from inputs to outputs (the data flow of ARCHITECTURE.md): read and
+// One reconstruction from inputs to outputs (the data flow of docs/architecture.md): read and
 // preprocess, order the domains, build A and Aᵀ, iterate K slices at a time over batch and data
 // ranks, checkpoint, write the volume, previews and metrics.
 #pragma once
