@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "apps/spdnn/engine.hpp"
 #include "apps/spdnn/kept_columns.hpp"
@@ -29,13 +30,9 @@ public:
         if (kernel == KernelChoice::fused)
             TESSEL_INVALID_INPUT("--kernel", 0, "fused is the cpu kernel; on cuda use core (tiled ELL) or cusparse");
         if (!cuda::device_available()) TESSEL_THROW(CudaError, "backend cuda: no CUDA device is available");
-        TESSEL_CUDA_CHECK(cudaStreamCreate(&stream_));
+        stream_ = stream_holder_.emplace(cudaStreamDefault).get();
         if (cusparse_) handle_ = std::make_unique<cuda::CusparseHandle>();
     }
-    ~CudaEngine() override {
-        if (stream_) cudaStreamDestroy(stream_);
-    }
-
     std::string name() const override {
         return cusparse_ ? "cuda cuSPARSE SpMM + separate activation kernel + compaction"
                          : "cuda tiled-ELL (shared-memory staging, register tiles) + compaction";
@@ -187,6 +184,8 @@ private:
     bool stable_;
     bool cusparse_;
     int used_factor_ = 0;
+    // Blocking: the operators' uploads on the legacy stream are ordered before its kernels.
+    std::optional<cuda::Stream> stream_holder_;
     cudaStream_t stream_ = nullptr;
     std::unique_ptr<cuda::CusparseHandle> handle_;
     size_type capacity_ = 0;

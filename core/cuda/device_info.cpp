@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/cuda/cuda_check.hpp"
-#include "core/cuda/detail.hpp"
+#include "core/cuda/device_limits.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 
 namespace tessel::cuda {

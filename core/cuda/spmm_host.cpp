@@ -1,5 +1,5 @@
 // Host-level CUDA SpMM entry points: upload A and B, run the device kernel, download C.
-#include "core/cuda/detail.hpp"
+#include "core/cuda/spmm_launch.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/cuda/entry_points.hpp"
 #include "core/instantiate.hpp"

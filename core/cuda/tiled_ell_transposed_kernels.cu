@@ -10,7 +10,7 @@
 
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_code.hpp"
-#include "core/cuda/detail.hpp"
+#include "core/cuda/spmm_launch.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/instantiate.hpp"
 

@@ -17,7 +17,7 @@ file(REMOVE_RECURSE ${prefix} ${examples})
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
 # Only the public headers: internals (kernels' insides, cuda sources) stay out.
-foreach(internal core/cpu/register_tile.hpp core/cpu/tiled_ell_block.hpp core/cuda/detail.hpp)
+foreach(internal core/cpu/register_tile.hpp core/cpu/tiled_ell_block.hpp core/cuda/spmm_launch.hpp)
   if(EXISTS ${prefix}/include/tessel/${internal})
     message(FATAL_ERROR "internal header installed: include/tessel/${internal}")
   endif()

@@ -21,23 +21,16 @@ constexpr int streams = 4;                               // as the cuda executor
 constexpr double pool_bytes = 256.0 * 1024 * 1024;       // per operand: beyond the device's L2
 constexpr std::size_t copy_bytes = std::size_t(64) << 20;  // one batch of B tiles (cuda_executor.cpp)
 
-// The executor's streams and one cuBLAS handle on each, released on destruction.
+// The executor's streams and one cuBLAS handle on each (handles go first: declared last).
 struct Streams {
-    std::array<cudaStream_t, streams> s{};
+    std::vector<cuda::Stream> s;
     std::vector<cuda::GemmHandle> handles;
     Streams() {
-        for (auto& x : s) {
-            TESSEL_CUDA_CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
-            handles.emplace_back(static_cast<void*>(x));
+        for (int i = 0; i < streams; ++i) {
+            s.emplace_back();
+            handles.emplace_back(static_cast<void*>(s.back().get()));
         }
     }
-    ~Streams() {
-        handles.clear();
-        for (auto x : s)
-            if (x) cudaStreamDestroy(x);
-    }
-    Streams(const Streams&) = delete;
-    Streams& operator=(const Streams&) = delete;
 };
 
 // One shape: GEMMs on operand sets that cycle through the pool (as the executor's tiles lie

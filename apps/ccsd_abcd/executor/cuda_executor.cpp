@@ -10,7 +10,9 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 #include <type_traits>
+#include <vector>
 
 #include "apps/ccsd_abcd/executor/executor.hpp"
 #include "apps/ccsd_abcd/executor/tile_exchange.hpp"
@@ -37,37 +39,28 @@ struct Device {
     std::vector<std::size_t> blocks;  // indices into the process's blocks
     std::size_t block = 0;         // cursor into `blocks`
     int chunk = -1;                // next chunk to compute; -1 at a block's start
-    std::array<cudaStream_t, streams_per_device> compute{};
+    // Streams and events are made in setup, once the device is current.
+    std::vector<cuda::Stream> compute;      // streams_per_device of them
     std::vector<cuda::GemmHandle> handles;  // one per compute stream (core's cuBLAS GEMM)
-    cudaStream_t copy = nullptr;
+    std::optional<cuda::Stream> copy;
     cuda::DeviceBuffer<T> block_buf;              // B tiles then C tiles of the current block
     std::array<cuda::DeviceBuffer<T>, 2> chunk_buf;
     std::array<cuda::PinnedBuffer<T>, 2> chunk_host;  // pinned staging of A chunks
     std::array<cuda::PinnedBuffer<T>, 2> b_host;      // pinned staging of B batches
     cuda::PinnedBuffer<T> c_host;                     // pinned: C of a block on its way back
     size_type b_stage_values = 0;
-    std::array<cudaEvent_t, 2> copied{};                       // chunk buffer x is loaded
-    std::array<std::array<cudaEvent_t, streams_per_device>, 2> computed{};  // GEMMs on buffer x done
-    std::array<cudaEvent_t, 2> b_copied{};                     // B staging x is free again
-    cudaEvent_t c_back = nullptr;
+    std::vector<cuda::Event> copied;                 // chunk buffer x is loaded (x = 0, 1)
+    std::vector<std::vector<cuda::Event>> computed;  // [x][s]: GEMMs of stream s on buffer x done
+    std::vector<cuda::Event> b_copied;               // B staging x is free again
+    std::optional<cuda::Event> c_back;
     std::vector<size_type> b_offset, c_offset;  // of the current block, in values
     std::vector<std::vector<size_type>> a_offset;  // per chunk of the current block
 
     ~Device() {
+        // Wait for the device before its streams, events and buffers go (members, in reverse).
         cudaSetDevice(id);
         cudaDeviceSynchronize();
         handles.clear();  // before their streams
-        for (auto s : compute)
-            if (s) cudaStreamDestroy(s);
-        if (copy) cudaStreamDestroy(copy);
-        for (auto e : copied)
-            if (e) cudaEventDestroy(e);
-        for (auto& row : computed)
-            for (auto e : row)
-                if (e) cudaEventDestroy(e);
-        for (auto e : b_copied)
-            if (e) cudaEventDestroy(e);
-        if (c_back) cudaEventDestroy(c_back);
     }
 };
 
@@ -126,23 +119,22 @@ private:
         // B goes up in batches of at least one tile and at most 64 MiB of pinned staging.
         d.b_stage_values = std::max(b_tile_max, size_type(64 << 20) / size_type(sizeof(T)));
         for (int s = 0; s < streams_per_device; ++s) {
-            TESSEL_CUDA_CHECK(cudaStreamCreateWithFlags(&d.compute[s], cudaStreamNonBlocking));
-            d.handles.emplace_back(static_cast<void*>(d.compute[s]));
+            d.compute.emplace_back();
+            d.handles.emplace_back(static_cast<void*>(d.compute.back().get()));
         }
-        TESSEL_CUDA_CHECK(cudaStreamCreateWithFlags(&d.copy, cudaStreamNonBlocking));
+        d.copy.emplace();
         const auto at_least_one = [](size_type values) { return std::max<size_type>(values, 1); };
         d.block_buf = cuda::DeviceBuffer<T>(at_least_one(block_values));
         for (int x = 0; x < 2; ++x) {
             d.chunk_buf[x] = cuda::DeviceBuffer<T>(at_least_one(chunk_values));
             d.chunk_host[x].reserve(at_least_one(chunk_values));
             d.b_host[x].reserve(at_least_one(d.b_stage_values));
-            TESSEL_CUDA_CHECK(cudaEventCreateWithFlags(&d.copied[x], cudaEventDisableTiming));
-            TESSEL_CUDA_CHECK(cudaEventCreateWithFlags(&d.b_copied[x], cudaEventDisableTiming));
-            for (int s = 0; s < streams_per_device; ++s)
-                TESSEL_CUDA_CHECK(cudaEventCreateWithFlags(&d.computed[x][s], cudaEventDisableTiming));
+            d.copied.emplace_back();
+            d.b_copied.emplace_back();
+            d.computed.emplace_back(streams_per_device);
         }
         d.c_host.reserve(at_least_one(c_values));
-        TESSEL_CUDA_CHECK(cudaEventCreateWithFlags(&d.c_back, cudaEventDisableTiming));
+        d.c_back.emplace();
     }
 
     // One non-blocking step of a device: start a block, or compute a chunk and stage the next,
@@ -193,7 +185,7 @@ private:
             while (last < b.b_tiles.size() &&
                    values + tile_values(bs, p_.k_tiling, p_.n_tiling, b.b_tiles[last]) <= d.b_stage_values)
                 values += tile_values(bs, p_.k_tiling, p_.n_tiling, b.b_tiles[last++]);
-            TESSEL_CUDA_CHECK(cudaEventSynchronize(d.b_copied[batch]));
+            TESSEL_CUDA_CHECK(cudaEventSynchronize(d.b_copied[batch].get()));
             T* stage = d.b_host[batch].data();
             std::vector<size_type> off(last - first + 1, 0);
             for (std::size_t s = first; s < last; ++s)
@@ -208,14 +200,14 @@ private:
             for (std::size_t s = first; s < last; ++s)
                 TESSEL_CUDA_CHECK(cudaMemcpyAsync(d.block_buf.data() + d.b_offset[s], stage + off[s - first],
                                                   static_cast<std::size_t>(off[s - first + 1] - off[s - first]) * sizeof(T),
-                                                  cudaMemcpyHostToDevice, d.copy));
-            TESSEL_CUDA_CHECK(cudaEventRecord(d.b_copied[batch], d.copy));
+                                                  cudaMemcpyHostToDevice, d.copy->get()));
+            TESSEL_CUDA_CHECK(cudaEventRecord(d.b_copied[batch].get(), d.copy->get()));
             batch ^= 1;
             first = last;
             ex_.progress();
         }
         if (at > c_begin)
-            TESSEL_CUDA_CHECK(cudaMemsetAsync(d.block_buf.data() + c_begin, 0, static_cast<std::size_t>(at - c_begin) * sizeof(T), d.copy));
+            TESSEL_CUDA_CHECK(cudaMemsetAsync(d.block_buf.data() + c_begin, 0, static_cast<std::size_t>(at - c_begin) * sizeof(T), d.copy->get()));
         r_.h2d_bytes += b.b_bytes;
         d.a_offset.assign(b.chunks.size(), {});
     }
@@ -226,7 +218,7 @@ private:
         const ChunkPlan& ch = b.chunks[n];
         ex_.wait_for(ch.a_tiles);
         const int x = n % 2;
-        TESSEL_CUDA_CHECK(cudaEventSynchronize(d.copied[x]));  // the staging buffer is free
+        TESSEL_CUDA_CHECK(cudaEventSynchronize(d.copied[x].get()));  // the staging buffer is free
         auto& off = d.a_offset[n];
         off.assign(ch.a_tiles.size(), 0);
         size_type at = 0;
@@ -236,10 +228,10 @@ private:
             std::memcpy(d.chunk_host[x].data() + at, tile.data(), tile.size() * sizeof(T));
             at += round_up(static_cast<size_type>(tile.size()));
         }
-        for (int s = 0; s < streams_per_device; ++s) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.copy, d.computed[x][s], 0));
+        for (int s = 0; s < streams_per_device; ++s) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.copy->get(), d.computed[x][s].get(), 0));
         TESSEL_CUDA_CHECK(cudaMemcpyAsync(d.chunk_buf[x].data(), d.chunk_host[x].data(), static_cast<std::size_t>(at) * sizeof(T),
-                                          cudaMemcpyHostToDevice, d.copy));
-        TESSEL_CUDA_CHECK(cudaEventRecord(d.copied[x], d.copy));
+                                          cudaMemcpyHostToDevice, d.copy->get()));
+        TESSEL_CUDA_CHECK(cudaEventRecord(d.copied[x].get(), d.copy->get()));
         r_.h2d_bytes += ch.bytes;
     }
 
@@ -250,7 +242,7 @@ private:
         const TileShape& as = p_.a_shape;
         const TileShape& bs = p_.b_shape;
         const TileShape& cs = plan_.product.c_shape;
-        for (int s = 0; s < streams_per_device; ++s) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.compute[s], d.copied[x], 0));
+        for (int s = 0; s < streams_per_device; ++s) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.compute[s].get(), d.copied[x].get(), 0));
         for (std::size_t t = 0; t < ch.a_tiles.size(); ++t) {
             const size_type apos = ch.a_tiles[t];
             const size_type i = as.row_of(apos), k = as.col_idx()[apos];
@@ -272,7 +264,7 @@ private:
                 ++r_.gemms;
             }
         }
-        for (int s = 0; s < streams_per_device; ++s) TESSEL_CUDA_CHECK(cudaEventRecord(d.computed[x][s], d.compute[s]));
+        for (int s = 0; s < streams_per_device; ++s) TESSEL_CUDA_CHECK(cudaEventRecord(d.computed[x][s].get(), d.compute[s].get()));
         ++r_.chunks;
     }
 
@@ -281,18 +273,18 @@ private:
         const TileShape& cs = plan_.product.c_shape;
         if (chunks > 0)
             for (int s = 0; s < streams_per_device; ++s)
-                TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.copy, d.computed[(chunks - 1) % 2][s], 0));
+                TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.copy->get(), d.computed[(chunks - 1) % 2][s].get(), 0));
         size_type at = 0;
         std::vector<size_type> host_off(b.c_tiles.size());
         for (std::size_t s = 0; s < b.c_tiles.size(); ++s) {
             const size_type v = tile_values(cs, p_.m_tiling, p_.n_tiling, b.c_tiles[s]);
             host_off[s] = at;
             TESSEL_CUDA_CHECK(cudaMemcpyAsync(d.c_host.data() + at, d.block_buf.data() + d.c_offset[s], static_cast<std::size_t>(v) * sizeof(T),
-                                              cudaMemcpyDeviceToHost, d.copy));
+                                              cudaMemcpyDeviceToHost, d.copy->get()));
             at += v;
         }
-        TESSEL_CUDA_CHECK(cudaEventRecord(d.c_back, d.copy));
-        TESSEL_CUDA_CHECK(cudaEventSynchronize(d.c_back));
+        TESSEL_CUDA_CHECK(cudaEventRecord(d.c_back->get(), d.copy->get()));
+        TESSEL_CUDA_CHECK(cudaEventSynchronize(d.c_back->get()));
         for (std::size_t s = 0; s < b.c_tiles.size(); ++s) {
             const size_type v = tile_values(cs, p_.m_tiling, p_.n_tiling, b.c_tiles[s]);
             TileBuffer<T> tile(d.c_host.data() + host_off[s], d.c_host.data() + host_off[s] + v);

@@ -1,4 +1,5 @@
-// Internal helpers shared by the CUDA backend's sources (not for applications).
+// What the SpMM launches of the CUDA backend share (internal): the shape check of A, B and C,
+// the stand-alone epilogue pass, and scratch memory allocated and freed in stream order.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -6,28 +7,13 @@
 #include <string>
 
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_limits.hpp"
 #include "core/dense.hpp"
 #include "core/error.hpp"
 #include "core/kernels/epilogue.hpp"
 #include "core/types.hpp"
 
 namespace tessel::cuda::detail {
-
-/// What the kernels need to know about the current device.
-struct DeviceLimits {
-    int device = 0;
-    int sm_count = 0;
-    /// Dynamic shared memory one block may use after opting in (cudaFuncSetAttribute).
-    size_type shared_per_block_optin = 0;
-    /// Without opting in (48 KiB on every supported GPU).
-    size_type shared_per_block = 0;
-};
-
-/// Limits of the device current on this thread (core/cuda/device_info.cpp).
-DeviceLimits current_device_limits();
-
-/// Name of the current device, for messages.
-std::string current_device_name();
 
 /// Throws DimensionMismatch unless A (a_rows x a_cols), B and C fit together and B and C
 /// are row-major. `kernel` names the caller in the message.

@@ -1,0 +1,93 @@
+// Sparse matrices uploaded to the device once (CSR, tiled ELL), for the device kernels of
+// core/cuda/device_spmm.hpp (implementations: core/cuda/device_formats.cpp).
+#pragma once
+
+#if !defined(TESSEL_HAVE_CUDA)
+#error "core/cuda/device_formats.hpp needs a build with the CUDA backend (TESSEL_HAVE_CUDA)"
+#endif
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+#include "core/cuda/device_buffer.hpp"
+#include "core/formats/csr.hpp"
+#include "core/formats/tiled_ell.hpp"
+#include "core/types.hpp"
+
+namespace tessel::cuda {
+
+/// A CSR matrix uploaded once: 64-bit row offsets, IndexType columns, values. With 32-bit
+/// column indices it also keeps 32-bit row offsets for cuSPARSE when nnz fits in int32.
+template <typename ValueType, typename IndexType>
+class DeviceCsr {
+public:
+    DeviceCsr() = default;
+    /// Uploads `host` (ordered on `stream`; the host matrix may change once this returns).
+    explicit DeviceCsr(const Csr<ValueType, IndexType>& host, cudaStream_t stream = nullptr);
+
+    /// New values for the same pattern. Throws DimensionMismatch when nnz differs.
+    void update_values(const Csr<ValueType, IndexType>& host, cudaStream_t stream = nullptr);
+
+    size_type rows() const { return rows_; }
+    size_type cols() const { return cols_; }
+    size_type nnz() const { return nnz_; }
+    double average_row_length() const { return rows_ ? double(nnz_) / double(rows_) : 0.0; }
+    const size_type* row_ptr() const { return row_ptr_.data(); }
+    const IndexType* col_idx() const { return col_idx_.data(); }
+    const ValueType* values() const { return values_.data(); }
+    /// 32-bit copy of row_ptr; nullptr for 64-bit IndexType or when nnz exceeds int32.
+    const std::int32_t* row_ptr32() const { return row_ptr32_.empty() ? nullptr : row_ptr32_.data(); }
+
+private:
+    size_type rows_ = 0;
+    size_type cols_ = 0;
+    size_type nnz_ = 0;
+    DeviceBuffer<size_type> row_ptr_;
+    DeviceBuffer<IndexType> col_idx_;
+    DeviceBuffer<ValueType> values_;
+    DeviceBuffer<std::int32_t> row_ptr32_;
+};
+
+/// A tiled ELL matrix (core/formats/tiled_ell.hpp) uploaded once.
+template <typename ValueType, typename IndexType>
+class DeviceTiledEll {
+public:
+    DeviceTiledEll() = default;
+    explicit DeviceTiledEll(const TiledEll<ValueType, IndexType>& host,
+                            cudaStream_t stream = nullptr);
+
+    size_type rows() const { return rows_; }
+    size_type cols() const { return cols_; }
+    size_type nnz() const { return nnz_; }
+    size_type block_rows() const { return block_rows_; }
+    size_type warps_per_block() const { return block_rows_ / 32; }
+    size_type num_blocks() const { return num_blocks_; }
+    /// Longest stage (staged entries of B per column); sets the shared memory per block.
+    size_type max_stage_entries() const { return max_stage_entries_; }
+    const size_type* buffdispl() const { return buffdispl_.data(); }
+    const size_type* mapdispl() const { return mapdispl_.data(); }
+    const IndexType* map() const { return map_.data(); }
+    const size_type* warpdispl() const { return warpdispl_.data(); }
+    const std::uint16_t* index() const { return index_.data(); }
+    /// The values as ValueType, or null when they are stored in half (half_values()).
+    const ValueType* values() const { return values_.data(); }
+    const std::uint16_t* half_values() const { return half_values_.data(); }
+
+private:
+    size_type rows_ = 0;
+    size_type cols_ = 0;
+    size_type nnz_ = 0;
+    size_type block_rows_ = 0;
+    size_type num_blocks_ = 0;
+    size_type max_stage_entries_ = 0;
+    DeviceBuffer<size_type> buffdispl_;
+    DeviceBuffer<size_type> mapdispl_;
+    DeviceBuffer<IndexType> map_;
+    DeviceBuffer<size_type> warpdispl_;
+    DeviceBuffer<std::uint16_t> index_;
+    DeviceBuffer<ValueType> values_;
+    DeviceBuffer<std::uint16_t> half_values_;
+};
+
+}  // namespace tessel::cuda
