@@ -205,8 +205,6 @@ SimThread& running_sim_thread() { return *current_sim_thread; }
 
 void suspend_running_thread() {
     SimThread& t = *current_sim_thread;
-    Block& b = *current_block_state;
-    (void)b;
     t.caller = std::move(t.caller).resume();  // back when the scheduler resumes this thread
 }
 

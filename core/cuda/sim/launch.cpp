@@ -45,7 +45,7 @@ std::string kernel_name(const char* written) {
     return s;
 }
 
-std::string check_configuration(const LaunchConfig& c, const std::string& name) {
+std::string check_configuration(const LaunchConfig& c) {
     namespace h = h100;
     const unsigned block[3] = {c.block.x, c.block.y, c.block.z}, grid[3] = {c.grid.x, c.grid.y, c.grid.z};
     for (int i = 0; i < 3; ++i) {
@@ -55,7 +55,6 @@ std::string check_configuration(const LaunchConfig& c, const std::string& name) 
     if (std::size_t(c.block.x) * c.block.y * c.block.z > std::size_t(h::max_threads_per_block))
         return "a block of " + std::to_string(std::size_t(c.block.x) * c.block.y * c.block.z) +
                " threads is over the device's 1024";
-    (void)name;
     return {};
 }
 
@@ -144,7 +143,7 @@ void run_blocks(const LaunchConfig& c, const std::string& name, const std::funct
 void launch_grid(const LaunchConfig& config, const std::vector<PointerArgument>& pointers,
                  std::function<void()> body) {
     const std::string name = kernel_name(config.written);
-    if (const std::string why = check_configuration(config, name); !why.empty()) {
+    if (const std::string why = check_configuration(config); !why.empty()) {
         fail(cudaErrorInvalidConfiguration, "launch of " + name + ": " + why);
         return;
     }
