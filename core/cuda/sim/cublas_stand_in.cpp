@@ -7,7 +7,7 @@
 #include <string>
 
 #include "core/cuda/sim/fault.hpp"
-#include "core/cuda/sim/stand_in_notice.hpp"
+#include "core/cuda/sim/stand_in_support.hpp"
 #include "core/cuda/sim/streams.hpp"
 
 struct cublasContext {

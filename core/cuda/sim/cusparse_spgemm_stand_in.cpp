@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/cuda/sim/cusparse_descriptors.hpp"
-#include "core/cuda/sim/stand_in_notice.hpp"
+#include "core/cuda/sim/stand_in_support.hpp"
 #include "core/cuda/sim/streams.hpp"
 #include "core/kernels/spgemm.hpp"
 

@@ -9,7 +9,7 @@
 
 #include "core/cuda/sim/cusparse_descriptors.hpp"
 #include "core/cuda/sim/fault.hpp"
-#include "core/cuda/sim/stand_in_notice.hpp"
+#include "core/cuda/sim/stand_in_support.hpp"
 #include "core/cuda/sim/streams.hpp"
 #include "core/dense.hpp"
 #include "core/formats/csr.hpp"
@@ -20,17 +20,21 @@ namespace {
 
 using tessel::size_type;
 
-cusparseStatus_t invalid(const std::string& why) {
-    tessel::sim::fail(cudaErrorInvalidValue, "cuSPARSE stand-in: " + why);
-    (void)cudaGetLastError();  // a library status, not a runtime error
-    return CUSPARSE_STATUS_INVALID_VALUE;
-}
-
 std::size_t value_bytes(cudaDataType t) { return t == CUDA_R_64F ? 8 : 4; }
 std::size_t index_bytes(cusparseIndexType_t t) { return t == CUSPARSE_INDEX_64I ? 8 : 4; }
 
 std::int64_t read_index(const void* p, cusparseIndexType_t t, std::int64_t i) {
     return t == CUSPARSE_INDEX_64I ? static_cast<const std::int64_t*>(p)[i] : static_cast<const std::int32_t*>(p)[i];
+}
+
+}  // namespace
+
+namespace tessel::sim {
+
+cusparseStatus_t cusparse_invalid(const std::string& why) {
+    tessel::sim::fail(cudaErrorInvalidValue, "cuSPARSE stand-in: " + why);
+    (void)cudaGetLastError();  // a library status, not a runtime error
+    return CUSPARSE_STATUS_INVALID_VALUE;
 }
 
 // The documented requirements of a CSR descriptor, and its arrays on the device.
@@ -45,6 +49,13 @@ std::string csr_problem(const cusparseSpMatDescr& a, bool arrays_needed) {
         return "CSR column indices or values are not device memory";
     return {};
 }
+
+}  // namespace tessel::sim
+
+using tessel::sim::csr_problem;
+using tessel::sim::cusparse_invalid;
+
+namespace {
 
 // A tessel CSR copy of a descriptor's device arrays (the simulator's device memory is host memory).
 template <typename V, typename I>
@@ -94,11 +105,6 @@ bool dense_on_device(const cusparseDnMatDescr& d) {
 
 }  // namespace
 
-cusparseStatus_t tessel::sim::cusparse_invalid(const std::string& why) { return invalid(why); }
-std::string tessel::sim::csr_problem(const cusparseSpMatDescr& a, bool arrays_needed) {
-    return ::csr_problem(a, arrays_needed);
-}
-
 const char* cusparseGetErrorName(cusparseStatus_t s) {
     switch (s) {
     case CUSPARSE_STATUS_SUCCESS: return "CUSPARSE_STATUS_SUCCESS";
@@ -119,7 +125,7 @@ const char* cusparseGetErrorString(cusparseStatus_t s) {
 }
 
 cusparseStatus_t cusparseCreate(cusparseHandle_t* handle) {
-    if (handle == nullptr) return invalid("cusparseCreate: null handle pointer");
+    if (handle == nullptr) return cusparse_invalid("cusparseCreate: null handle pointer");
     *handle = new cusparseContext;
     return CUSPARSE_STATUS_SUCCESS;
 }
@@ -129,7 +135,7 @@ cusparseStatus_t cusparseDestroy(cusparseHandle_t handle) {
 }
 cusparseStatus_t cusparseSetStream(cusparseHandle_t handle, cudaStream_t stream) {
     if (handle == nullptr) return CUSPARSE_STATUS_NOT_INITIALIZED;
-    if (!tessel::sim::valid_stream(stream)) return invalid("cusparseSetStream: not a live stream");
+    if (!tessel::sim::valid_stream(stream)) return cusparse_invalid("cusparseSetStream: not a live stream");
     handle->stream = stream;
     return CUSPARSE_STATUS_SUCCESS;
 }
@@ -137,11 +143,11 @@ cusparseStatus_t cusparseSetStream(cusparseHandle_t handle, cudaStream_t stream)
 cusparseStatus_t cusparseCreateCsr(cusparseSpMatDescr_t* descr, std::int64_t rows, std::int64_t cols, std::int64_t nnz,
                                    void* offsets, void* columns, void* values, cusparseIndexType_t offset_type,
                                    cusparseIndexType_t column_type, cusparseIndexBase_t base, cudaDataType type) {
-    if (descr == nullptr) return invalid("cusparseCreateCsr: null descriptor pointer");
-    if (rows < 0 || cols < 0 || nnz < 0) return invalid("cusparseCreateCsr: negative sizes");
-    if (base != CUSPARSE_INDEX_BASE_ZERO) return invalid("cusparseCreateCsr: tessel's CSR is zero-based");
+    if (descr == nullptr) return cusparse_invalid("cusparseCreateCsr: null descriptor pointer");
+    if (rows < 0 || cols < 0 || nnz < 0) return cusparse_invalid("cusparseCreateCsr: negative sizes");
+    if (base != CUSPARSE_INDEX_BASE_ZERO) return cusparse_invalid("cusparseCreateCsr: tessel's CSR is zero-based");
     if ((nnz > 0 && (columns == nullptr || values == nullptr)) || (rows > 0 && offsets == nullptr))
-        return invalid("cusparseCreateCsr: null arrays for a non-empty matrix");
+        return cusparse_invalid("cusparseCreateCsr: null arrays for a non-empty matrix");
     *descr = new cusparseSpMatDescr{rows, cols, nnz, offsets, columns, values, offset_type, column_type, type};
     return CUSPARSE_STATUS_SUCCESS;
 }
@@ -160,14 +166,14 @@ cusparseStatus_t cusparseDestroySpMat(cusparseConstSpMatDescr_t descr) {
     return CUSPARSE_STATUS_SUCCESS;
 }
 cusparseStatus_t cusparseSpMatGetSize(cusparseConstSpMatDescr_t d, std::int64_t* rows, std::int64_t* cols, std::int64_t* nnz) {
-    if (d == nullptr || rows == nullptr || cols == nullptr || nnz == nullptr) return invalid("cusparseSpMatGetSize: null argument");
+    if (d == nullptr || rows == nullptr || cols == nullptr || nnz == nullptr) return cusparse_invalid("cusparseSpMatGetSize: null argument");
     *rows = d->rows;
     *cols = d->cols;
     *nnz = d->nnz;
     return CUSPARSE_STATUS_SUCCESS;
 }
 cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t d, void* offsets, void* columns, void* values) {
-    if (d == nullptr || offsets == nullptr) return invalid("cusparseCsrSetPointers: null descriptor or offsets");
+    if (d == nullptr || offsets == nullptr) return cusparse_invalid("cusparseCsrSetPointers: null descriptor or offsets");
     d->offsets = offsets;
     d->columns = columns;
     d->values = values;
@@ -176,9 +182,9 @@ cusparseStatus_t cusparseCsrSetPointers(cusparseSpMatDescr_t d, void* offsets, v
 
 cusparseStatus_t cusparseCreateDnMat(cusparseDnMatDescr_t* descr, std::int64_t rows, std::int64_t cols, std::int64_t ld,
                                      void* values, cudaDataType type, cusparseOrder_t order) {
-    if (descr == nullptr) return invalid("cusparseCreateDnMat: null descriptor pointer");
+    if (descr == nullptr) return cusparse_invalid("cusparseCreateDnMat: null descriptor pointer");
     if (rows < 0 || cols < 0 || ld < (order == CUSPARSE_ORDER_ROW ? cols : rows))
-        return invalid("cusparseCreateDnMat: a leading dimension of " + std::to_string(ld) + " for " + std::to_string(rows) +
+        return cusparse_invalid("cusparseCreateDnMat: a leading dimension of " + std::to_string(ld) + " for " + std::to_string(rows) +
                        "x" + std::to_string(cols) + (order == CUSPARSE_ORDER_ROW ? " row-major" : " column-major"));
     *descr = new cusparseDnMatDescr{rows, cols, ld, values, type, order};
     return CUSPARSE_STATUS_SUCCESS;
@@ -200,9 +206,9 @@ cusparseStatus_t cusparseSpMM_bufferSize(cusparseHandle_t handle, cusparseOperat
                                          const void* beta, cusparseDnMatDescr_t c, cudaDataType type,
                                          cusparseSpMMAlg_t alg, std::size_t* buffer_size) {
     if (handle == nullptr) return CUSPARSE_STATUS_NOT_INITIALIZED;
-    if (buffer_size == nullptr) return invalid("cusparseSpMM_bufferSize: null size pointer");
+    if (buffer_size == nullptr) return cusparse_invalid("cusparseSpMM_bufferSize: null size pointer");
     if (const std::string p = spmm_problem(op_a, op_b, alpha, beta, a, b, c, type, alg); !p.empty())
-        return invalid("cusparseSpMM_bufferSize: " + p);
+        return cusparse_invalid("cusparseSpMM_bufferSize: " + p);
     *buffer_size = 256;  // asked for, so that the caller's workspace path runs
     return CUSPARSE_STATUS_SUCCESS;
 }
@@ -213,9 +219,9 @@ cusparseStatus_t cusparseSpMM(cusparseHandle_t handle, cusparseOperation_t op_a,
                               void* buffer) {
     if (handle == nullptr) return CUSPARSE_STATUS_NOT_INITIALIZED;
     if (const std::string p = spmm_problem(op_a, op_b, alpha, beta, a, b, c, type, alg); !p.empty())
-        return invalid("cusparseSpMM: " + p);
-    if (!tessel::sim::is_device_range(buffer, 256)) return invalid("cusparseSpMM: the workspace is not 256 bytes of device memory");
-    if (!dense_on_device(*b) || !dense_on_device(*c)) return invalid("cusparseSpMM: B or C is not device memory");
+        return cusparse_invalid("cusparseSpMM: " + p);
+    if (!tessel::sim::is_device_range(buffer, 256)) return cusparse_invalid("cusparseSpMM: the workspace is not 256 bytes of device memory");
+    if (!dense_on_device(*b) || !dense_on_device(*c)) return cusparse_invalid("cusparseSpMM: B or C is not device memory");
     tessel::sim::note_stand_in("cusparseSpMM", "tessel::reference::spmm");
     tessel::sim::drain(handle->stream);  // the call runs after the work queued before it
     if (type == CUDA_R_64F)

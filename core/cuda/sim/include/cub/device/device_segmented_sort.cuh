@@ -10,7 +10,7 @@
 #include <numeric>
 #include <vector>
 
-#include "core/cuda/sim/stand_in_notice.hpp"
+#include "core/cuda/sim/stand_in_support.hpp"
 
 namespace cub {
 

@@ -1,5 +1,6 @@
-// The library stand-ins say once per process which results they computed, so that a test's
-// output shows which answers came from a stand-in rather than from the simulated kernels.
+// What the library stand-ins share: a once-per-process notice of which results came from a
+// stand-in rather than the simulated kernels, the check that an operand is device memory, and the
+// wait for the work queued before a call.
 #pragma once
 
 #include <cuda_runtime_api.h>

@@ -1,5 +1,5 @@
-// Once-per-call notices of the library stand-ins, and their device-pointer check.
-#include "core/cuda/sim/stand_in_notice.hpp"
+// The library stand-ins' shared pieces: once-per-call notices, device-range checks, stream waits.
+#include "core/cuda/sim/stand_in_support.hpp"
 
 #include <cstdio>
 #include <mutex>
