@@ -9,6 +9,7 @@ namespace tessel::xct {
 template <typename V>
 void prepare_direct_fbp(RunContext<V>& c) {
     const Geometry& g = c.g();
+    require_backend(c.o.projector.backend);  // a missing GPU is found before the first round
     c.layout = std::make_unique<ParallelLayout>(make_parallel_layout(c.world, 1, c.o.topology));
     {
         auto scope = c.times.scope("reorder");
@@ -19,8 +20,8 @@ void prepare_direct_fbp(RunContext<V>& c) {
     c.op = std::make_unique<TracedProjector<V>>(g);
     c.operator_info = c.op->describe();
     if (c.talk)
-        c.log << "operator: none built; FBP backprojects the filtered sinograms directly (pixel-driven, "
-              << c.k() << " slice(s) per pass)\n";
+        c.log << "operator: none built; FBP backprojects the filtered sinograms directly (pixel-driven, on "
+              << to_string(c.o.projector.backend) << ", " << c.k() << " slice(s) per pass)\n";
 }
 
 template void prepare_direct_fbp<float>(RunContext<float>&);

@@ -37,10 +37,33 @@ void file_sinograms(RunContext<V>& c, size_type first, size_type count, DenseMat
     c.scatter(natural, b, false);
 }
 
+// --solver fbp: the rows filtered on rank 0 in natural order, then core's backprojection on the
+// backend asked for (no operator was built: run_direct_fbp.cpp). With one rank it reads the
+// natural array itself (slice after slice), with no copy into ray order; with several, each
+// rank backprojects its own slices.
+template <typename V>
+DenseMatrix<V> direct_fbp(RunContext<V>& c, const DenseMatrix<V>& b) {
+    const Geometry& g = c.g();
+    auto natural = c.gather(b, false);
+    on_root(c.world, [&] {
+        auto scope = c.times.scope("fbp");
+        fbp_filter_rows<V>(natural, c.width() * g.num_theta(), g.num_rho, g.theta, c.o.fbp_options);
+    });
+    DenseMatrix<V> filtered, x(g.num_pixels(), c.k());
+    DenseView<const V> rows(natural.data(), g.num_rays(), c.k(), Layout::col_major);
+    if (c.world_size > 1) {
+        c.scatter(natural, filtered, false);
+        rows = filtered.view();
+    }
+    auto scope = c.times.scope("fbp");
+    backproject_direct<V>(rows, g, 0.5 * double(g.num_rho), x.view(), c.o.projector.backend);  // centre-shifted rows
+    return x;
+}
+
 // Stripes removed from b (a resumed round too: b must be the sinogram it started with) and,
 // for --solver fbp and --init fbp, the filtered backprojection: rows filtered on rank 0, then
-// one SpMM with Aᵀ for all slices. Empty without FBP or when `resuming` (the round continues
-// from its checkpoint).
+// core's direct backprojection (--solver fbp) or one SpMM with Aᵀ for all slices. Empty without
+// FBP or when `resuming` (the round continues from its checkpoint).
 template <typename V>
 DenseMatrix<V> beamline_steps(RunContext<V>& c, DenseMatrix<V>& b, bool resuming) {
     const ReconstructOptions& o = c.o;
@@ -54,16 +77,14 @@ DenseMatrix<V> beamline_steps(RunContext<V>& c, DenseMatrix<V>& b, bool resuming
         });
     DenseMatrix<V> x_fbp;
     if ((!o.fbp && !o.init_fbp) || resuming) return x_fbp;
+    if (o.fbp) return direct_fbp(c, b);
     DenseMatrix<V> filtered;
     copy_matrix(b, filtered);
     c.on_sinograms(filtered, "fbp", [&](std::vector<V>& s) {
         fbp_filter_rows<V>(s, c.width() * g.num_theta(), g.num_rho, g.theta, o.fbp_options);
     });
     auto scope = c.times.scope("fbp");
-    if (o.fbp)  // no operator was built (run_direct_fbp.cpp): natural order, centre-shifted rows
-        backproject_direct(filtered, g, 0.5 * double(g.num_rho), x_fbp);
-    else
-        c.op->backward(filtered, x_fbp);
+    c.op->backward(filtered, x_fbp);
     return x_fbp;
 }
 

@@ -1,9 +1,10 @@
 // Stand-ins for the CUDA backend in builds without it: every device entry point of core (SpMM,
-// SpGEMM, GEMM, the operator's device half) throws NotCompiled, generated from the lists of
-// core/cuda/entry_points.hpp where the entry points are templates.
+// SpGEMM, GEMM, the backprojection, the operator's device half) throws NotCompiled, generated
+// from the lists of core/cuda/entry_points.hpp where the entry points are templates.
 #include "core/cuda/entry_points.hpp"
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
+#include "core/kernels/backprojection.hpp"
 #include "core/kernels/gemm_kernels.hpp"
 #include "core/kernels/spgemm.hpp"
 #include "core/kernels/spmm_kernels.hpp"
@@ -44,6 +45,15 @@ void gemm(GemmHandle&, size_type, size_type, size_type, double, const double*, s
 void gemm(GemmHandle&, size_type, size_type, size_type, float, const float*, size_type, const float*, size_type, float,
           float*, size_type) {
     not_compiled("cuda::gemm");
+}
+
+template <>
+void backproject(DenseView<const float>, const ParallelBeam&, DenseView<float>) {
+    not_compiled("cuda::backproject");
+}
+template <>
+void backproject(DenseView<const double>, const ParallelBeam&, DenseView<double>) {
+    not_compiled("cuda::backproject");
 }
 
 }  // namespace tessel::cuda

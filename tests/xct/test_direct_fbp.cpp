@@ -1,6 +1,7 @@
-// FBP without the operator: the direct backprojection against Aᵀ (scale, geometry), FBP and
-// CGLS images of one object lining up pixel for pixel, K slices against one, the matrix-free A
-// against the stored one, and the centre gallery's pick on an axis off the middle.
+// FBP without the operator: the direct backprojection (core's kernel through xct's geometry)
+// against Aᵀ (scale, geometry), FBP and CGLS images of one object lining up pixel for pixel, K
+// slices against one, the backends it accepts, the matrix-free A against the stored one, and
+// the centre gallery's pick on an axis off the middle.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -16,6 +17,7 @@
 #include "apps/xct/projector.hpp"
 #include "apps/xct/solver.hpp"
 #include "apps/xct/traced_projector.hpp"
+#include "core/backend.hpp"
 #include "core/error.hpp"
 #include "io/data_exchange.hpp"
 
@@ -168,6 +170,17 @@ TEST_CASE("K slices backproject as each slice alone, and a moved axis as the cen
     double worst = 0;
     for (size_type i = 0; i < g.num_pixels(); ++i) worst = std::max(worst, std::abs(image(i, 0) - single(i, 0)));
     CHECK(worst < 1e-9);
+}
+
+TEST_CASE("the direct backprojection runs on cpu or on a cuda device, nowhere else", "[xct][fbp]") {
+    const Geometry g{8, 8, uniform_angles(4)};
+    DenseMatrix<float> b(g.num_rays(), 2, Layout::row_major, 1.0f), x;
+    CHECK_THROWS_AS(backproject_direct(b, g, 4.0, x, Backend::automatic), InvalidInput);
+    CHECK_THROWS_AS(backproject_direct(b, g, 4.0, x, Backend::reference), InvalidInput);
+    if (!cuda::device_available()) CHECK_THROWS_AS(backproject_direct(b, g, 4.0, x, Backend::cuda), BackendUnavailable);
+    backproject_direct(b, g, 4.0, x, Backend::cpu);
+    CHECK(x.rows() == g.num_pixels());
+    CHECK(x(0, 1) > 0.0f);
 }
 
 TEST_CASE("the matrix-free A gives the stored operator's products", "[xct][fbp]") {
