@@ -6,6 +6,8 @@
 //   phantom N OUT.raw                                  the 2-D phantom as raw float32
 //   make-dx OUT AXES tilted                            row r turns about column 24 + 0.5·r
 //   make-dx OUT AXES striped                           four detector columns with a gain error
+//   make-rotated OUT [AXIS]                            a beamline-like uint16 file of 640 channels whose
+//                                                      sample turns about column AXIS (296.3; rotated_sample.hpp)
 //   check-centers FILE.h5 FIRST STEP TOL               per-slice centres near FIRST + STEP·slice
 //   center FILE.h5                                     prints the volume's `center` attribute
 //   make-big OUT                                       2048 x 1500 x 2448 metadata-only file (dry runs)
@@ -25,6 +27,7 @@
 #include "apps/xct/phantom.hpp"
 #include "apps/xct/projector.hpp"
 #include "exchange_fixture.hpp"
+#include "rotated_sample.hpp"
 #include "io/atomic_output.hpp"
 #include "io/data_exchange.hpp"
 #include "io/hdf5_file.hpp"
@@ -181,6 +184,12 @@ int main(int argc, char** argv) {
         const std::string command = argc > 1 ? argv[1] : "";
         if (command == "make-dx" && argc >= 4) return make_dx(argv[2], argv[3], argc > 4 ? argv[4] : "");
         if (command == "make-big" && argc == 3) return make_big(argv[2]);
+        if (command == "make-rotated" && (argc == 3 || argc == 4)) {
+            test::RotatedSampleSpec spec;
+            if (argc == 4) spec.axis = std::stod(argv[3]);
+            test::write_rotated_sample(argv[2], spec);
+            return 0;
+        }
         if (command == "check-centers" && argc == 6) {
             // Per-slice centres within TOL of FIRST + STEP·slice.
             const auto centers = io::File::open(argv[2]).read_array_attribute<double>(volume_dataset, "centers");
@@ -218,7 +227,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "tessel-xct-test-tool: %s\n", e.what());
         return 1;
     }
-    std::fprintf(stderr, "usage: tessel-xct-test-tool make-dx OUT AXES [defect] | compare A B TOL | check-phantom F DB [S [X.h5]] | "
+    std::fprintf(stderr, "usage: tessel-xct-test-tool make-dx OUT AXES [defect] | make-rotated OUT [AXIS] | compare A B TOL | check-phantom F DB [S [X.h5]] | "
                  "set-attribute F OBJECT NAME INT\n");
     return 2;
 }
