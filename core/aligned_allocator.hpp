@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace tessel {
@@ -52,6 +53,10 @@ struct AlignedAllocator {
 /// The bulk arrays of sparse formats: large ones huge-page aligned and advised as in
 /// AlignedAllocator (the faults of first touching a matrix of gigabytes fall from one per 4 KiB
 /// to one per 2 MiB), small ones from plain operator new (the kernels read them unaligned).
+/// `resize(n)` leaves the new elements unwritten (default-initialised): whoever sizes such an
+/// array writes every element itself, on the threads that use it, so the first touch of
+/// gigabytes of fresh pages is spread over the threads instead of one serial zeroing pass.
+/// `resize(n, value)` and `assign` still write.
 template <typename T>
 struct LargeArrayAllocator {
     using value_type = T;
@@ -69,6 +74,15 @@ struct LargeArrayAllocator {
             ::operator delete(p);
         else
             AlignedAllocator<T>().deallocate(p, n);
+    }
+
+    template <typename U>
+    void construct(U* p) noexcept(noexcept(::new (static_cast<void*>(p)) U)) {
+        ::new (static_cast<void*>(p)) U;
+    }
+    template <typename U, typename... Args>
+    void construct(U* p, Args&&... args) {
+        ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
     }
 
     template <typename U>

@@ -18,13 +18,15 @@ namespace {
 
 constexpr size_type warp = TiledEll<Value, Index>::warp_size;
 
-template <typename T, typename A>
-std::uint64_t chain(const std::vector<T, A>& v, std::uint64_t h) {
-    return checksum(v.data(), v.size() * sizeof(T), h);
+// Any contiguous array: std::vector or SlotArray.
+template <typename Array>
+std::uint64_t chain(const Array& v, std::uint64_t h) {
+    return checksum(v.data(), v.size() * sizeof(v[0]), h);
 }
 
-template <typename T, typename A>
-void put(io::File& file, const std::string& name, const std::vector<T, A>& v) {
+template <typename Array>
+void put(io::File& file, const std::string& name, const Array& v) {
+    using T = typename Array::value_type;
     const auto n = static_cast<size_type>(v.size());
     file.create_dataset<T>(name, {n});
     if (n > 0) file.write_slab<T>(name, {{0}, {n}}, v.data());
@@ -63,7 +65,7 @@ public:
     }
     // read into the tiled ELL's own (huge-page) arrays.
     template <typename T>
-    void read_into(const std::string& name, size_type expected, LargeArray<T>& out) const {
+    void read_into(const std::string& name, size_type expected, SlotArray<T>& out) const {
         out.resize(static_cast<std::size_t>(length(name, expected)));
         if (!out.empty()) file_.read_slab_into<T>(group_ + "/" + name, {{0}, {expected}}, out.data());
     }

@@ -6,6 +6,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "core/cpu/tiled_ell_block.hpp"
@@ -76,11 +77,15 @@ void scatter_warp(const TiledEll<V, I>& a, size_type m0, size_type m1, const V* 
             values = a.values.data() + r0 * 32;
         }
         for (int lane = 0; lane < 32; ++lane) {
-            const V* xl = x + lane * R;
-            for (size_type m = r0; m < r1; ++m) {
-                const size_type e = m * 32 + size_type(lane);
-                const V v = values[e - r0 * 32];
-                V* t = buf + size_type(a.index[e]) * R;
+            // The lane's x in registers: buf is written in the loop, and the compiler could
+            // otherwise not keep x there (one load less per entry).
+            V xl[R];
+            for (int k = 0; k < R; ++k) xl[k] = x[lane * R + k];
+            const std::uint16_t* index = a.index.data() + r0 * 32 + lane;
+            const V* value = values + lane;
+            for (size_type m = 0; m < r1 - r0; ++m) {
+                const V v = value[m * 32];
+                V* t = buf + size_type(index[m * 32]) * R;
 #pragma omp simd
                 for (int k = 0; k < R; ++k) t[k] += v * xl[k];
             }

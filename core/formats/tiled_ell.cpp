@@ -149,7 +149,7 @@ void store_values_in_half(TiledEll<V, I>& a) {
     LargeArray<std::uint16_t> half(a.values.size());
     to_half(a.values.data(), static_cast<size_type>(a.values.size()), half.data(), "tiled ELL values");
     a.half_values = std::move(half);
-    LargeArray<V>().swap(a.values);
+    a.values.release();
 }
 
 template <typename V, typename I>

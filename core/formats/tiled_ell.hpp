@@ -7,6 +7,7 @@
 #include "core/aligned_allocator.hpp"
 #include "core/formats/csr.hpp"
 #include "core/formats/half.hpp"
+#include "core/formats/slot_array.hpp"
 #include "core/types.hpp"
 
 namespace tessel {
@@ -43,10 +44,10 @@ struct TiledEll {
     std::vector<IndexType> map;         // staged input rows, per stage
     std::vector<size_type> warpdispl;   // stages * warps_per_block + 1, in slots of 32
     // The slot arrays are the matrix's bulk: huge pages (LargeArray) spare the first-touch
-    // faults of building it and the TLB misses of streaming it.
-    LargeArray<std::uint16_t> index;   // slots * 32
-    LargeArray<ValueType> values;      // slots * 32 (empty when the values are half)
-    LargeArray<std::uint16_t> half_values;  // slots * 32 in IEEE half, or empty
+    // faults of building it and the TLB misses of streaming it; or views of a mapped file.
+    SlotArray<std::uint16_t> index;   // slots * 32
+    SlotArray<ValueType> values;      // slots * 32 (empty when the values are half)
+    SlotArray<std::uint16_t> half_values;  // slots * 32 in IEEE half, or empty
 
     bool stores_half() const { return !half_values.empty(); }
     /// Entry e of the slots in ValueType, whichever way it is stored.

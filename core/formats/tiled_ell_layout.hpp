@@ -3,16 +3,32 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 #include "core/formats/tiled_ell.hpp"
 
 namespace tessel::detail {
 
+/// Sets the slots of row blocks [first, last) to padding (index 0, value 0).
+template <typename V, typename I>
+void clear_block_slots(TiledEll<V, I>& t, size_type first, size_type last) {
+    const size_type warps = t.warps_per_block(), w = TiledEll<V, I>::warp_size;
+    const auto begin = static_cast<std::size_t>(t.warpdispl[t.buffdispl[first] * warps] * w);
+    const auto end = static_cast<std::size_t>(t.warpdispl[t.buffdispl[last] * warps] * w);
+    std::fill(t.index.begin() + begin, t.index.begin() + end, std::uint16_t{0});
+    if (t.stores_half())
+        std::fill(t.half_values.begin() + begin, t.half_values.begin() + end, std::uint16_t{0});
+    else
+        std::fill(t.values.begin() + begin, t.values.begin() + end, V{0});
+}
+
 /// Fills buffdispl, mapdispl and warpdispl of `t` (rows, cols, nnz and config set) from each
 /// block's distinct-column count and its slot widths per (stage, warp), and sizes map, index
-/// and values, or half_values when `half` (padding: index 0, value 0). Stage s of a block holds distinct columns
-/// [s·buffer_entries, (s+1)·buffer_entries). `widths[b]` has stages × warps entries.
+/// and values, or half_values when `half` (padding: index 0, value 0; cleared by all threads,
+/// since the first touch of gigabytes of fresh pages can cost seconds on one). Stage s of a
+/// block holds distinct columns [s·buffer_entries, (s+1)·buffer_entries). `widths[b]` has
+/// stages × warps entries.
 template <typename V, typename I>
 void lay_out_tiled_ell(TiledEll<V, I>& t, const std::vector<size_type>& distinct,
                        const std::vector<std::vector<size_type>>& widths, bool half = false) {
@@ -40,6 +56,8 @@ void lay_out_tiled_ell(TiledEll<V, I>& t, const std::vector<size_type>& distinct
         t.half_values.resize(stored);
     else
         t.values.resize(stored);
+#pragma omp parallel for schedule(static)
+    for (size_type b = 0; b < blocks; ++b) clear_block_slots(t, b, b + 1);
 }
 
 /// Stages of a block with `distinct` columns (at least one, as tiled_ell_from_csr).
