@@ -4,8 +4,11 @@
 // thread-local buffer over all angles. Per (angle, image row) the channel positions of the
 // whole row are computed first, SIMD over pixels, then added SIMD over the slices.
 #include <algorithm>
+#include <limits>
+#include <string>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/kernels/backprojection.hpp"
 
 namespace tessel::cpu {
@@ -14,27 +17,33 @@ namespace {
 
 namespace bp = backprojection;
 
-// left[ix], w[ix]: where pixel ix of the row meets the padded channels.
+// offset[ix], w[ix]: where pixel ix of the row meets the padded channels: the left channel's
+// first value (left channel times k: no multiplication left for the loops that add) and the
+// weight of the right one.
 template <typename V>
-void row_samples(V first, V step, int n, int num_rho, int* left, V* w) {
+void row_samples(V first, V step, int n, int num_rho, int k, int* offset, V* w) {
 #pragma omp simd
-    for (int ix = 0; ix < n; ++ix) bp::padded_sample<V, int>(first + V(ix) * step, num_rho, left + ix, w + ix);
+    for (int ix = 0; ix < n; ++ix) {
+        int left;
+        bp::padded_sample<V, int>(first + V(ix) * step, num_rho, &left, w + ix);
+        offset[ix] = left * k;
+    }
 }
 
 // Angles added to a row of accumulators per visit: the row is read and written once for them
 // all (it lives in L2; the sinogram rows are re-read from L1 and L2).
-constexpr int angles_per_visit = 4;
+constexpr int angles_per_visit = 8;
 
 // acc[ix·k + j] += s_j at pixel ix, `row` one angle's padded channels (k values each), K = 1 or
 // K = 0 (k read at run time).
 template <typename V, int K>
-void add_angle(V* acc, const V* row, const int* left, const V* w, int n, int k) {
+void add_angle(V* acc, const V* row, const int* offset, const V* w, int n, int k) {
     if constexpr (K == 1) {
 #pragma omp simd
-        for (int ix = 0; ix < n; ++ix) acc[ix] += bp::interpolate(row[left[ix]], row[left[ix] + 1], w[ix]);
+        for (int ix = 0; ix < n; ++ix) acc[ix] += bp::interpolate(row[offset[ix]], row[offset[ix] + 1], w[ix]);
     } else {
         for (int ix = 0; ix < n; ++ix) {
-            const V* s = row + static_cast<long long>(left[ix]) * k;
+            const V* s = row + offset[ix];
             V* a = acc + static_cast<long long>(ix) * k;
             const V wx = w[ix];
 #pragma omp simd
@@ -46,7 +55,7 @@ void add_angle(V* acc, const V* row, const int* left, const V* w, int n, int k) 
 // The same for A angles in turn with k = K > 1 known at compile time: each pixel's K sums stay
 // in registers across the A angles (added in order: the bits of A single visits).
 template <typename V, int K, int A>
-void add_angles_fixed(V* acc, const V* const* rows, const int* left, const V* w, int n) {
+void add_angles_fixed(V* acc, const V* const* rows, const int* offset, const V* w, int n) {
     for (int ix = 0; ix < n; ++ix) {
         V* a = acc + static_cast<long long>(ix) * K;
         V sum[K];
@@ -54,7 +63,7 @@ void add_angles_fixed(V* acc, const V* const* rows, const int* left, const V* w,
         // Unrolled: vectorised over j, never over t (that would gather).
 #pragma GCC unroll 8
         for (int t = 0; t < A; ++t) {
-            const V* s = rows[t] + static_cast<long long>(left[t * n + ix]) * K;
+            const V* s = rows[t] + offset[t * n + ix];
             const V wx = w[t * n + ix];
             for (int j = 0; j < K; ++j) sum[j] += bp::interpolate(s[j], s[K + j], wx);
         }
@@ -63,14 +72,14 @@ void add_angles_fixed(V* acc, const V* const* rows, const int* left, const V* w,
 }
 
 // Adds `angles` <= angles_per_visit consecutive angles to a row of accumulators: rows[t] is angle
-// t's padded channels, left + t·n and w + t·n its samples.
+// t's padded channels, offset + t·n and w + t·n its samples.
 template <typename V, int K>
-void add_angles(V* acc, const V* const* rows, const int* left, const V* w, int angles, int n, int k) {
+void add_angles(V* acc, const V* const* rows, const int* offset, const V* w, int angles, int n, int k) {
     if constexpr (K > 1) {
-        if (angles == angles_per_visit) return add_angles_fixed<V, K, angles_per_visit>(acc, rows, left, w, n);
-        for (int t = 0; t < angles; ++t) add_angles_fixed<V, K, 1>(acc, rows + t, left + t * n, w + t * n, n);
+        if (angles == angles_per_visit) return add_angles_fixed<V, K, angles_per_visit>(acc, rows, offset, w, n);
+        for (int t = 0; t < angles; ++t) add_angles_fixed<V, K, 1>(acc, rows + t, offset + t * n, w + t * n, n);
     } else {
-        for (int t = 0; t < angles; ++t) add_angle<V, K>(acc, rows[t], left + t * n, w + t * n, n, k);
+        for (int t = 0; t < angles; ++t) add_angle<V, K>(acc, rows[t], offset + t * n, w + t * n, n, k);
     }
 }
 
@@ -131,10 +140,10 @@ struct Plan {
     int n, num_rho, num_theta, k;
 };
 
-// acc (rows·n pixels x k) := the backprojection of image rows [y0, y0 + rows); left and w hold
-// angles_per_visit rows of samples.
+// acc (rows·n pixels x k) := the backprojection of image rows [y0, y0 + rows); offset and w
+// hold angles_per_visit rows of samples.
 template <typename V>
-void backproject_rows(const Plan<V>& p, int y0, int rows, V* acc, int* left, V* w) {
+void backproject_rows(const Plan<V>& p, int y0, int rows, V* acc, int* offset, V* w) {
     const long long row_values = static_cast<long long>(p.num_rho + 2) * p.k;
     std::fill(acc, acc + static_cast<long long>(rows) * p.n * p.k, V{0});
     for (int a0 = 0; a0 < p.num_theta; a0 += angles_per_visit) {
@@ -144,9 +153,10 @@ void backproject_rows(const Plan<V>& p, int y0, int rows, V* acc, int* left, V* 
         for (int r = 0; r < rows; ++r) {
             for (int t = 0; t < angles; ++t) {
                 const long long a = a0 + t;
-                row_samples(p.starts[a * p.n + y0 + r], p.steps[a], p.n, p.num_rho, left + t * p.n, w + t * p.n);
+                row_samples(p.starts[a * p.n + y0 + r], p.steps[a], p.n, p.num_rho, p.k, offset + t * p.n,
+                            w + t * p.n);
             }
-            p.add(acc + static_cast<long long>(r) * p.n * p.k, sinogram_rows, left, w, angles, p.n, p.k);
+            p.add(acc + static_cast<long long>(r) * p.n * p.k, sinogram_rows, offset, w, angles, p.n, p.k);
         }
     }
 }
@@ -158,6 +168,9 @@ void backproject(DenseView<const V> s, const ParallelBeam& scan, DenseView<V> im
     bp::check_arguments("cpu::backproject", s, scan, image);
     const size_type k = s.cols, n = scan.n;
     if (k == 0 || n == 0) return;
+    TESSEL_ENSURE_DIMS((scan.num_rho + 2) * k < std::numeric_limits<int>::max() && n < (1 << 20),
+                       "cpu::backproject: " + std::to_string(scan.num_rho) + " channels x " + std::to_string(k) +
+                           " slices or an image of " + std::to_string(n) + " pixels a side is too large");
     const Plan<V> p{padded_rows(s, scan.num_theta(), scan.num_rho), bp::row_starts<V>(scan), bp::row_steps<V>(scan),
                     add_angles_for<V>(k), int(n), int(scan.num_rho), int(scan.num_theta()), int(k)};
     // Image rows in blocks whose accumulators fit about 256 KiB: each angle's padded row is
@@ -169,11 +182,12 @@ void backproject(DenseView<const V> s, const ParallelBeam& scan, DenseView<V> im
 #pragma omp parallel
     {
         std::vector<V> acc(static_cast<std::size_t>(block * n * k)), w(static_cast<std::size_t>(angles_per_visit * n));
-        std::vector<int> left(w.size());
-#pragma omp for schedule(static)
+        std::vector<int> offset(w.size());
+        // Dynamic: on a shared machine a thread that loses its core does not hold the others up.
+#pragma omp for schedule(dynamic)
         for (int b = 0; b < blocks; ++b) {
             const int y0 = b * block, rows = std::min(block, p.n - y0);
-            backproject_rows(p, y0, rows, acc.data(), left.data(), w.data());
+            backproject_rows(p, y0, rows, acc.data(), offset.data(), w.data());
             store_rows(acc.data(), y0, rows, n, image);
         }
     }

@@ -99,7 +99,7 @@ const std::vector<Shape> shapes = {{13, 13, 7, 0.0}, {24, 31, 30, 2.3}, {20, 14,
 TEMPLATE_TEST_CASE("cpu backprojection equals the naive loop", "[core][backprojection]", float, double) {
     const double tolerance = std::is_same_v<TestType, float> ? 2e-5 : 1e-12;
     for (const Shape& sh : shapes)
-        for (size_type k : {1, 3, 16, 19})
+        for (size_type k : {1, 2, 3, 8, 16, 19, 32})
             for (Layout in : {Layout::row_major, Layout::col_major})
                 for (Layout out : {Layout::row_major, Layout::col_major}) {
                     Problem<TestType> p(sh.n, sh.num_rho, sh.angles, 0.5 * double(sh.num_rho) + sh.center_offset, k, in);
