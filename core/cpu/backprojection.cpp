@@ -2,7 +2,8 @@
 // channel at each end (no branch at the detector's edges, the K slices side by side whatever
 // the input's layout); a block of image rows per OpenMP iteration, accumulated in a
 // thread-local buffer over all angles. Per (angle, image row) the channel positions of the
-// whole row are computed first, SIMD over pixels, then added SIMD over the slices.
+// whole row are computed first, SIMD over pixels, then added SIMD over the slices, eight angles
+// per visit of a pixel's accumulators.
 #include <algorithm>
 #include <limits>
 #include <string>
