@@ -3,7 +3,8 @@
 //                                                      (phantom or defective)
 //   make-dx OUT AXES shifted                           the phantom's file with the rotation centre at
 //                                                      column 25 (1 right of the middle)
-//   phantom N OUT.raw                                  the 2-D phantom as raw float32
+//   phantom N OUT.raw [S]                              the 2-D phantom (or S slices of the 3-D one,
+//                                                      as tessel-xct --phantom N --num-slices S) as raw float32
 //   make-dx OUT AXES tilted                            row r turns about column 24 + 0.5·r
 //   make-dx OUT AXES striped                           four detector columns with a gain error
 //   make-rotated OUT [AXIS]                            a beamline-like uint16 file of 640 channels whose
@@ -207,9 +208,10 @@ int main(int argc, char** argv) {
             std::printf("centre %.4f\n", io::File::open(argv[2]).read_attribute<double>(volume_dataset, "center"));
             return 0;
         }
-        if (command == "phantom" && argc == 4) {
-            // The 2-D Shepp-Logan phantom of N x N as raw float32 (the truth of bench/xct/fbp_vs_iradon.py).
-            const auto image = shepp_logan_2d(std::stoll(argv[2]));
+        if (command == "phantom" && (argc == 4 || argc == 5)) {
+            // The phantom of tessel-xct --phantom N [--num-slices S] as raw float32, slices x N x N
+            // (the truth of bench/xct/fbp_vs_iradon.py and fbp_quality.py).
+            const auto image = shepp_logan_volume(std::stoll(argv[2]), argc == 5 ? std::stoll(argv[4]) : 1);
             io::write_bytes_atomically(argv[3], image.data(), image.size() * sizeof(float));
             return 0;
         }
