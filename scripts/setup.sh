@@ -10,6 +10,8 @@ packages=(
   catch2 libcli11-dev nlohmann-json3-dev libpng-dev
   # FFTW (xct's FBP filter and centre finding), libtiff (xct's --tiff stacks)
   libfftw3-dev libtiff-dev
+  # xxHash: the checksum of xct's operator cache files
+  libxxhash-dev
   # Boost.Context: the fibers of the CUDA simulator (-DTESSEL_ENABLE_CUDA=SIM, scripts/test-cuda-sim.sh)
   libboost-context-dev
   # peers for the benchmarks (built only when present)

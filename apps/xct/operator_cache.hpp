@@ -1,7 +1,8 @@
 // --operator-cache DIR: A and Aᵀ in tiled ELL stored under a key of everything that determines
 // them, and reused by later runs with the same geometry. Written under a temporary name and
 // renamed, so a reader sees a whole file or none; a file that is truncated, corrupt (checksum)
-// or written for another operator is rebuilt with one note, never trusted.
+// or written for another operator is rebuilt with one note, never trusted. A trusted file is
+// mapped and its slot arrays used in place (SlotArray views), not copied into fresh memory.
 #pragma once
 
 #include <optional>
@@ -15,7 +16,7 @@
 namespace tessel::xct {
 
 /// Bumped whenever the file layout or the operator a geometry gives changes.
-inline constexpr int operator_cache_version = 1;
+inline constexpr int operator_cache_version = 2;
 
 /// The key: format version, image size, channels, every angle's bits, order and tile, block
 /// and buffer sizes, value type and half storage, transpose form. (The rotation centre is not
@@ -26,6 +27,13 @@ struct OperatorCacheKey {
 };
 OperatorCacheKey operator_cache_key(const Geometry& geometry, const Ordering& ordering, const ProjectorOptions& options,
                                     int value_bytes);
+/// The same key from the order's kind and tile (all the key takes of an Ordering), for the plan.
+OperatorCacheKey operator_cache_key(const Geometry& geometry, DomainOrder order, size_type tile,
+                                    const ProjectorOptions& options, int value_bytes);
+
+/// Whether `dir` holds a file under this key (not checked yet: a damaged one is rebuilt when
+/// it is loaded). --transpose auto counts no build for a form found here.
+bool operator_cache_has(const std::string& dir, const OperatorCacheKey& key);
 
 /// Writes A (and Aᵀ unless `at` is null) with the key to `path` via a temporary file in the
 /// same folder and a rename. Throws InvalidInput when the folder cannot be written.

@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include "apps/xct/operator_cache.hpp"
 #include "apps/xct/run_context.hpp"
 #include "apps/xct/transpose_choice.hpp"
 #include "core/comm/mpi_check.hpp"
@@ -66,6 +67,19 @@ std::string explain_does_not_fit(const MemoryPlan& m, const RunPlan& plan, size_
            "; more data ranks or smaller tiles (--block-rows) also reduce it";
 }
 
+// Which transpose forms --operator-cache already holds for this run.
+CachedForms cached_forms(const ReconstructOptions& o, const Geometry& g) {
+    CachedForms cached;
+    if (o.operator_cache.empty()) return cached;
+    ProjectorOptions p = o.projector;
+    const int value_bytes = o.double_precision ? 8 : 4;
+    p.scatter_transpose = false;
+    cached.stored = operator_cache_has(o.operator_cache, operator_cache_key(g, o.order, o.tile, p, value_bytes));
+    p.scatter_transpose = true;
+    cached.scatter = operator_cache_has(o.operator_cache, operator_cache_key(g, o.order, o.tile, p, value_bytes));
+    return cached;
+}
+
 }  // namespace
 
 // Picks the data ranks and the slices per batch so that the estimate fits the limit, or throws
@@ -102,7 +116,7 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
         m.scatter_transpose = true;
         const bool scatter_fits = fits_with(1, 1);
         const TransposeChoice choice = choose_transpose(nnz, o.solver.iterations, (info.slices + ranks - 1) / ranks,
-                                                        stored_fits, scatter_fits);
+                                                        stored_fits, scatter_fits, cached_forms(o, info.geometry));
         plan.scatter_transpose = choice.scatter;
         plan.transpose_why = choice.why;
         m.scatter_transpose = plan.scatter_transpose;

@@ -14,12 +14,12 @@ TransposeRates reference_transpose_rates() {
 }
 
 TransposeChoice choose_transpose(size_type nnz, int iterations, size_type slices, bool stored_fits, bool scatter_fits,
-                                 const TransposeRates& r) {
+                                 const CachedForms& cached, const TransposeRates& r) {
     const double passes = double(iterations) * double((std::max<size_type>(slices, 1) + 15) / 16);
     const double n = double(nnz);
     TransposeChoice c;
-    c.stored_seconds = n * (r.trace + r.transpose + passes * r.iteration_stored);
-    c.scatter_seconds = n * (r.trace + passes * r.iteration_scatter);
+    c.stored_seconds = n * ((cached.stored ? 0 : r.trace + r.transpose) + passes * r.iteration_stored);
+    c.scatter_seconds = n * ((cached.scatter ? 0 : r.trace) + passes * r.iteration_scatter);
     char line[256];
     if (!stored_fits && !scatter_fits) {
         c.why = "A + A^T split over data ranks (A alone does not fit one rank either)";
@@ -31,11 +31,19 @@ TransposeChoice choose_transpose(size_type nnz, int iterations, size_type slices
         return c;
     }
     c.scatter = scatter_fits && c.scatter_seconds < c.stored_seconds;
-    std::snprintf(line, sizeof(line),
-                  "%s: predicted %.1f s scatter against %.1f s stored (build + %.0f iteration passes; the stored "
-                  "A^T pays back after about %.0f passes)",
-                  c.scatter ? "A^T by the scatter kernel on A" : "A^T stored", c.scatter_seconds, c.stored_seconds,
-                  passes, r.transpose / (r.iteration_scatter - r.iteration_stored));
+    if (cached.stored || cached.scatter) {
+        std::snprintf(line, sizeof(line),
+                      "%s: predicted %.1f s scatter%s against %.1f s stored%s (build where not cached + %.0f "
+                      "iteration passes)",
+                      c.scatter ? "A^T by the scatter kernel on A" : "A^T stored", c.scatter_seconds,
+                      cached.scatter ? " (cached)" : "", c.stored_seconds, cached.stored ? " (cached)" : "", passes);
+    } else {
+        std::snprintf(line, sizeof(line),
+                      "%s: predicted %.1f s scatter against %.1f s stored (build + %.0f iteration passes; the "
+                      "stored A^T pays back after about %.0f passes)",
+                      c.scatter ? "A^T by the scatter kernel on A" : "A^T stored", c.scatter_seconds,
+                      c.stored_seconds, passes, r.transpose / (r.iteration_scatter - r.iteration_stored));
+    }
     c.why = line;
     return c;
 }

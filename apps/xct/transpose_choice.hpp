@@ -19,6 +19,11 @@ struct TransposeRates {
 };
 TransposeRates reference_transpose_rates();
 
+/// Forms whose operator is already in the --operator-cache folder: they cost no build.
+struct CachedForms {
+    bool stored = false, scatter = false;
+};
+
 struct TransposeChoice {
     bool scatter = false;
     double stored_seconds = 0, scatter_seconds = 0;  // predicted build + iterations (0: does not fit)
@@ -28,9 +33,11 @@ struct TransposeChoice {
 /// Predicts both forms for nnz nonzeros, `iterations` per round and `slices` per batch group:
 /// an iteration costs the K = 1 time for up to 16 slices side by side and grows linearly
 /// beyond (one 512² x 750 iteration: 0.236 s at K = 1, 0.261 s at K = 16), so the iterations
-/// cost iterations x ceil(slices / 16) K = 1 iterations. Picks the faster of those that fit;
-/// neither fitting leaves stored (data ranks split A + Aᵀ).
+/// cost iterations x ceil(slices / 16) K = 1 iterations; a cached form costs its iterations
+/// only. Picks the faster of those that fit; neither fitting leaves stored (data ranks split
+/// A + Aᵀ).
 TransposeChoice choose_transpose(size_type nnz, int iterations, size_type slices, bool stored_fits, bool scatter_fits,
+                                 const CachedForms& cached = {},
                                  const TransposeRates& rates = reference_transpose_rates());
 
 }  // namespace tessel::xct

@@ -56,6 +56,12 @@ TEST_CASE("the operator cache returns the arrays it stored and refuses damaged f
     REQUIRE(loaded);
     check_same(built.a, loaded->a);
     check_same(built.at, loaded->at);
+    // Used in place: the slot arrays view the mapped file; a copy owns its own.
+    CHECK(loaded->a.index.is_view());
+    CHECK(loaded->at.values.is_view());
+    const TiledEll<float, Index> copy = loaded->a;
+    CHECK_FALSE(copy.values.is_view());
+    CHECK(copy.values == built.a.values);
     for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(path).parent_path()))
         CHECK(entry.path().filename().string() == key.file_name());  // no temporary left behind
 

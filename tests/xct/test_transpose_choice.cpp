@@ -29,3 +29,20 @@ TEST_CASE("transpose auto takes the form with the smaller predicted total", "[xc
     CHECK_FALSE(neither.scatter);
     CHECK(neither.why.find("data ranks") != std::string::npos);
 }
+
+TEST_CASE("transpose auto counts no build for a form the operator cache holds", "[xct][transpose][cache]") {
+    const size_type nnz = estimate_nnz(Geometry{512, 512, uniform_angles(750)});
+    // The stored A and Aᵀ cached: 24·0.236 = 5.7 s against the scatter's 12.0 s with its build.
+    const auto stored = choose_transpose(nnz, 24, 1, true, true, CachedForms{true, false});
+    CHECK_FALSE(stored.scatter);
+    CHECK(stored.stored_seconds == Approx(24 * 0.236));
+    CHECK(stored.why.find("A^T stored: predicted 12.0 s scatter against 5.7 s stored (cached)") == 0);
+    // Both cached: the faster iterations win.
+    CHECK_FALSE(choose_transpose(nnz, 24, 1, true, true, CachedForms{true, true}).scatter);
+    // Only A cached for scatter: 24·0.345 = 8.3 s against the stored build's 18.1 s.
+    const auto scatter = choose_transpose(nnz, 24, 1, true, true, CachedForms{false, true});
+    CHECK(scatter.scatter);
+    CHECK(scatter.why.find("8.3 s scatter (cached) against 18.1 s stored") != std::string::npos);
+    // A cached form that does not fit is still not taken.
+    CHECK(choose_transpose(nnz, 24, 1, false, true, CachedForms{true, false}).scatter);
+}
