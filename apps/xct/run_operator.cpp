@@ -54,7 +54,10 @@ void build_operator(RunContext<V>& c) {
               << fixed(info["A"]["average_reuse"].get<double>(), 2);
     if (info.contains("At") && info["At"].is_object())
         c.log << " A^T " << fixed(info["At"]["average_reuse"].get<double>(), 2);
-    c.log << ", built in " << fixed(c.times.get("build"), 2) << " s\n";
+    if (c.times.get("load") > 0 && c.times.get("build") == 0)
+        c.log << ", loaded in " << fixed(c.times.get("load"), 2) << " s\n";
+    else
+        c.log << ", built in " << fixed(c.times.get("build"), 2) << " s\n";
     if (o.verbose) c.log << "  " << info.dump() << "\n";
 }
 
