@@ -26,7 +26,8 @@ cmake --build "$build" -j "${TESSEL_JOBS:-2}" > "$build.build.log" 2>&1 || {
   grep -E -A3 'error' "$build.build.log" | head -40 >&2; exit 1; }
 fuzzers=("$@")
 [ ${#fuzzers[@]} -eq 0 ] && fuzzers=(matrix_market graph_challenge_layer graph_challenge_categories memxct_raw byte_size abcd_grid
-                                     data_exchange xct_checkpoint xct_slice_store spdnn_cache abcd_problem_file)
+                                     xct_operator_cache data_exchange xct_checkpoint xct_slice_store spdnn_cache
+                                     abcd_problem_file)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/fuzz/lsan.supp:print_suppressions=0}
 export OMP_NUM_THREADS=1

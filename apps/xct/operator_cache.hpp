@@ -5,26 +5,18 @@
 // mapped and its slot arrays used in place (SlotArray views), not copied into fresh memory.
 #pragma once
 
-#include <optional>
+#include <memory>
 #include <ostream>
 #include <string>
 
+#include "apps/xct/operator_cache_file.hpp"
 #include "apps/xct/ordering.hpp"
 #include "apps/xct/projector.hpp"
 #include "apps/xct/tiled_system_matrix.hpp"
 
 namespace tessel::xct {
 
-/// Bumped whenever the file layout or the operator a geometry gives changes.
-inline constexpr int operator_cache_version = 2;
-
-/// The key: format version, image size, channels, every angle's bits, order and tile, block
-/// and buffer sizes, value type and half storage, transpose form. (The rotation centre is not
-/// in it: the sinogram is shifted, A never sees it.) file_name() is "xct-op-<hash>.bin".
-struct OperatorCacheKey {
-    std::string text;
-    std::string file_name() const;
-};
+/// The key of the operator a run with this geometry, ordering and options builds.
 OperatorCacheKey operator_cache_key(const Geometry& geometry, const Ordering& ordering, const ProjectorOptions& options,
                                     int value_bytes);
 /// The same key from the order's kind and tile (all the key takes of an Ordering), for the plan.
@@ -34,18 +26,6 @@ OperatorCacheKey operator_cache_key(const Geometry& geometry, DomainOrder order,
 /// Whether `dir` holds a file under this key (not checked yet: a damaged one is rebuilt when
 /// it is loaded). --transpose auto counts no build for a form found here.
 bool operator_cache_has(const std::string& dir, const OperatorCacheKey& key);
-
-/// Writes A (and Aᵀ unless `at` is null) with the key to `path` via a temporary file in the
-/// same folder and a rename. Throws InvalidInput when the folder cannot be written.
-template <typename ValueType>
-void save_tiled_operators(const std::string& path, const OperatorCacheKey& key, const TiledEll<ValueType, Index>& a,
-                          const TiledEll<ValueType, Index>* at);
-
-/// Reads what save_tiled_operators wrote. nullopt when the file is missing (why_not empty) or
-/// cannot be trusted (why_not says why: truncated, checksum, another key, not a cache file).
-template <typename ValueType>
-std::optional<TiledOperators<ValueType>> load_tiled_operators(const std::string& path, const OperatorCacheKey& key,
-                                                              bool with_transpose, std::string& why_not);
 
 /// make_local_projector (tiled ELL) through the cache in `dir`: loaded when a trusted file is
 /// there, else built and stored. Notes go to `log` ("operator: loaded from ...", or why a file

@@ -89,6 +89,12 @@ TEST_CASE("the operator cache returns the arrays it stored and refuses damaged f
     CHECK(why == "written for another operator (value type)");
     CHECK_FALSE(load_tiled_operators<float>(path, key, false, why));
     CHECK(why == "written for another operator (transpose)");
+    // A whole file (its checksum right) whose arrays would send the kernels out of bounds.
+    auto out_of_bounds = built.a;
+    out_of_bounds.index[0] = 65535;
+    save_tiled_operators<float>(path, key, out_of_bounds, &built.at);
+    CHECK_FALSE(load_tiled_operators<float>(path, key, true, why));
+    CHECK(why == "slot 0 indexes beyond its stage");
     // Another angle set is another key.
     const Geometry turned{40, 44, uniform_angles(61)};
     CHECK(operator_cache_key(turned, ordering, options, 4).text != key.text);

@@ -24,6 +24,7 @@
 #include <utility>
 #include <vector>
 
+#include "apps/xct/operator_cache.hpp"
 #include "apps/xct/output.hpp"
 #include "apps/xct/phantom.hpp"
 #include "apps/xct/projector.hpp"
@@ -178,6 +179,15 @@ int check_phantom(const std::string& path, double min_db, size_type phantom_slic
     return status;
 }
 
+// The seed of fuzz/corpus/xct_operator_cache: a small A and Aᵀ under the fuzzer's key.
+int operator_cache_seed(const std::string& out) {
+    const Geometry g{12, 12, uniform_angles(9)};
+    const TiledEllConfig tiles{32, 64};
+    const auto ops = build_tiled_operators<float>(g, make_ordering(g, DomainOrder::hilbert, 4), tiles, false, true);
+    save_tiled_operators<float>(out, OperatorCacheKey{"fuzz seed operator"}, ops.a, &ops.at);
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -221,6 +231,7 @@ int main(int argc, char** argv) {
             f.write_attribute(argv[3], argv[4], static_cast<std::int64_t>(std::stoll(argv[5])));
             return 0;
         }
+        if (command == "operator-cache-seed" && argc == 3) return operator_cache_seed(argv[2]);
         if (command == "compare" && argc == 5) return compare(argv[2], argv[3], std::stod(argv[4]));
         if (command == "check-phantom" && argc == 4) return check_phantom(argv[2], std::stod(argv[3]));
         if (command == "check-phantom" && (argc == 5 || argc == 6))
@@ -229,7 +240,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "tessel-xct-test-tool: %s\n", e.what());
         return 1;
     }
-    std::fprintf(stderr, "usage: tessel-xct-test-tool make-dx OUT AXES [defect] | make-rotated OUT [AXIS] | compare A B TOL | check-phantom F DB [S [X.h5]] | "
+    std::fprintf(stderr, "usage: tessel-xct-test-tool make-dx OUT AXES [defect] | make-rotated OUT [AXIS] | compare A B TOL | operator-cache-seed OUT | check-phantom F DB [S [X.h5]] | "
                  "set-attribute F OBJECT NAME INT\n");
     return 2;
 }
