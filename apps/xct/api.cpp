@@ -155,6 +155,7 @@ ArrayReconstructInfo fbp_array(const SinogramArray& s, const ArrayReconstructOpt
                                std::span<float> volume) {
     const auto [g, center] = array_geometry(s, o, volume);
     fbp_frequency_response(2, fbp);  // a bad cut-off fails before any work
+    require_backend(o.projector.backend, "backend");
     const size_type pixels = g.num_pixels();
     ArrayReconstructInfo info;
     info.n = g.n;
@@ -168,7 +169,7 @@ ArrayReconstructInfo fbp_array(const SinogramArray& s, const ArrayReconstructOpt
         auto rows = natural_batch(s, center, first, count);
         fbp_filter_rows<float>(rows, count * s.angles, s.channels, s.theta, fbp);
         to_ray_order(rows, natural, count, filtered);
-        backproject_direct(filtered, g, 0.5 * double(s.channels), x);
+        backproject_direct(filtered, g, 0.5 * double(s.channels), x, o.projector.backend);
         float* out = volume.data() + first * pixels;
 #pragma omp parallel for schedule(static)
         for (size_type i = 0; i < pixels; ++i)

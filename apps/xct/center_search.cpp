@@ -89,7 +89,8 @@ void write_table(const std::string& path, const std::vector<CenterTrialResult>& 
 }  // namespace
 
 std::vector<std::vector<float>> fbp_at_centers(std::vector<float> sinogram, const Geometry& g,
-                                               const std::vector<double>& centers, const FbpOptions& fbp) {
+                                               const std::vector<double>& centers, const FbpOptions& fbp,
+                                               Backend backend) {
     TESSEL_ENSURE_DIMS(static_cast<size_type>(sinogram.size()) == g.num_rays(),
                        "fbp_at_centers: " + std::to_string(sinogram.size()) + " values for " + g.describe());
     for (double c : centers)
@@ -102,7 +103,7 @@ std::vector<std::vector<float>> fbp_at_centers(std::vector<float> sinogram, cons
     std::copy(sinogram.begin(), sinogram.end(), b.data());
     std::vector<std::vector<float>> images;
     for (double c : centers) {
-        backproject_direct(b, g, c, x);
+        backproject_direct(b, g, c, x, backend);
         images.emplace_back(x.data(), x.data() + g.num_pixels());
     }
     return images;
@@ -150,12 +151,12 @@ void print_pick(const std::vector<CenterTrialResult>& rows, const CenterPick& pi
 
 std::vector<CenterTrialResult> run_center_search(SinogramSource& source, size_type slice, const CenterTrials& trials,
                                                  const FbpOptions& fbp, const std::string& dir, io::Colormap colormap,
-                                                 std::ostream& log) {
+                                                 std::ostream& log, Backend backend) {
     const Geometry& g = source.info().geometry;
     const auto centers = trials.centers();
     const auto count = static_cast<size_type>(centers.size());
     const auto raw = source.read_unshifted(slice);
-    const auto images = fbp_at_centers(raw, g, centers, fbp);
+    const auto images = fbp_at_centers(raw, g, centers, fbp, backend);
     const auto vo = vo_column(raw, g, centers);
     double low = std::numeric_limits<double>::infinity(), high = -low;
     for (const auto& image : images)

@@ -13,6 +13,7 @@
 #include "apps/xct/fbp_filter.hpp"
 #include "apps/xct/geometry.hpp"
 #include "apps/xct/sinogram_source.hpp"
+#include "core/backend.hpp"
 #include "io/png_writer.hpp"
 
 namespace tessel::xct {
@@ -47,10 +48,11 @@ CenterTrialResult score_image(const std::vector<float>& image, size_type n);
 
 /// FBP images (n x n, natural order) of one slice's unshifted sinogram (num_theta x num_rho,
 /// as the detector saw it) with the rotation axis at each of `centers` (detector columns):
-/// filtered once, backprojected once per centre. Throws InvalidInput (a centre outside
-/// [0, num_rho]), DimensionMismatch.
+/// filtered once, backprojected once per centre on `backend` (cpu or cuda). Throws
+/// InvalidInput (a centre outside [0, num_rho]), DimensionMismatch, what backproject_direct throws.
 std::vector<std::vector<float>> fbp_at_centers(std::vector<float> sinogram, const Geometry& geometry,
-                                               const std::vector<double>& centers, const FbpOptions& fbp);
+                                               const std::vector<double>& centers, const FbpOptions& fbp,
+                                               Backend backend = Backend::cpu);
 
 /// The trial the gallery picks: smallest Vo metric (smallest entropy when Vo's metric is NaN).
 /// at_edge: it is the first or last trial, so the minimum may lie outside the range.
@@ -69,6 +71,6 @@ CenterPick pick_center(const std::vector<CenterTrialResult>& rows);
 /// (a trial centre outside the detector), what the source and writers throw.
 std::vector<CenterTrialResult> run_center_search(SinogramSource& source, size_type slice, const CenterTrials& trials,
                                                  const FbpOptions& fbp, const std::string& dir, io::Colormap colormap,
-                                                 std::ostream& log);
+                                                 std::ostream& log, Backend backend = Backend::cpu);
 
 }  // namespace tessel::xct

@@ -58,8 +58,10 @@ void center_search_only(RunContext<V>& c) {
     const ReconstructOptions& o = c.o;
     if (c.world_size > 1) TESSEL_INVALID_INPUT("center-search", 0, "runs on one rank (mpiexec -n 1)");
     const size_type slice = o.center_slice.value_or(c.info.first_slice + c.info.slices / 2);
+    require_backend(o.projector.backend);
     run_center_search(*c.source, slice, *o.center_search, o.fbp_options,
-                         o.png_dir.empty() ? std::string("center-search") : o.png_dir, o.colormap, c.log);
+                      o.png_dir.empty() ? std::string("center-search") : o.png_dir, o.colormap, c.log,
+                      o.projector.backend);
 }
 
 template <typename V>
