@@ -10,7 +10,7 @@ namespace tessel::xct {
 TransposeRates reference_transpose_rates() {
     const Geometry reference{512, 512, uniform_angles(750)};
     const double nnz = double(estimate_nnz(reference));
-    return {3.74 / nnz, (12.47 - 3.74) / nnz, 0.236 / nnz, 0.345 / nnz};
+    return {2.47 / nnz, (7.1 - 2.47) / nnz, 0.089 / nnz, 0.144 / nnz};
 }
 
 TransposeChoice choose_transpose(size_type nnz, int iterations, size_type slices, bool stored_fits, bool scatter_fits,

@@ -9,10 +9,10 @@
 
 namespace tessel::xct {
 
-/// Seconds per nonzero of A measured on the reference run (docs/BENCHMARKS.md "Operator build
-/// and memory": 512² x 750, 2 threads, vm-epyc, commit c29c391): the build is 3.74 s with
-/// scatter (the trace alone) and 12.47 s stored (trace + transpose); one K = 1 CGLS iteration
-/// is 0.236 s stored and 0.345 s scatter. Divided by estimate_nnz of that geometry, so that a
+/// Seconds per nonzero of A measured on the reference run (docs/BENCHMARKS.md "xct: first
+/// image": 512² x 750, 2 threads, vm-epyc, commit f2beb5d, memory warm): the build is 2.47 s
+/// with scatter (the trace alone) and 7.1 s stored (trace + transpose); one K = 1 CGLS
+/// iteration is 0.089 s stored and 0.144 s scatter. Divided by estimate_nnz of that geometry, so that a
 /// run's prediction scales with its own estimate_nnz.
 struct TransposeRates {
     double trace = 0, transpose = 0, iteration_stored = 0, iteration_scatter = 0;
@@ -32,7 +32,7 @@ struct TransposeChoice {
 
 /// Predicts both forms for nnz nonzeros, `iterations` per round and `slices` per batch group:
 /// an iteration costs the K = 1 time for up to 16 slices side by side and grows linearly
-/// beyond (one 512² x 750 iteration: 0.236 s at K = 1, 0.261 s at K = 16), so the iterations
+/// beyond (an earlier 512² x 750 run: 0.236 s at K = 1, 0.261 s at K = 16), so the iterations
 /// cost iterations x ceil(slices / 16) K = 1 iterations; a cached form costs its iterations
 /// only. Picks the faster of those that fit; neither fitting leaves stored (data ranks split
 /// A + Aᵀ).
