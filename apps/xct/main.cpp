@@ -95,6 +95,10 @@ void add_operator_options(CLI::App& app, ReconstructOptions& o, CliText& t) {
     app.add_option("--operator-cache", o.operator_cache,
                    "Folder where A and Aᵀ are stored under a key of the geometry and options, and reused by later "
                    "runs (one data rank, tiled ELL)");
+    app.add_flag("--turn-symmetry", o.turn_symmetry,
+                 "Angles in pairs 90° apart (an even number evenly spread over 180°): build and store A for the "
+                 "first half only and apply it to the image and its quarter turn (half the build, memory and bytes "
+                 "per iteration; one data rank)");
     app.add_option("--transpose", t.transpose,
                    "Aᵀ: stored (built from A, the fastest products), scatter (only A is stored, Aᵀ·y runs "
                    "core's transposed kernel on A's tiles: half the memory, no transpose in the build, one data "

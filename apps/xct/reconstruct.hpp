@@ -46,6 +46,7 @@ struct ReconstructOptions {
     // would need data ranks and A alone fits one (run_plan.cpp); else projector.scatter_transpose.
     bool auto_transpose = true;
     std::string operator_cache;  // --operator-cache DIR: A and Aᵀ reused across runs (operator_cache.hpp)
+    bool turn_symmetry = false;  // --turn-symmetry: A of half the angles, applied turned (turn_symmetry.hpp)
     // ReconstructResult::volume holds every slice (library callers, tests); tessel-xct's CLI
     // sets false so that rank 0 holds one round and writes the outputs round by round.
     bool keep_volume = true;

@@ -2,9 +2,41 @@
 // one data rank, distributed over several), and what was built printed.
 #include "apps/xct/operator_cache.hpp"
 #include "apps/xct/run_context.hpp"
+#include "apps/xct/turn_symmetry.hpp"
+#include "apps/xct/turned_projector.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 
 namespace tessel::xct {
+
+namespace {
+
+// A of one data rank for `g` in `ordering`: through the cache folder when there is one.
+template <typename V>
+std::unique_ptr<Projector<V>> local_operator(RunContext<V>& c, const Geometry& g, const Ordering& ordering) {
+    const ReconstructOptions& o = c.o;
+    ProjectorOptions local = o.projector;
+    local.scatter_transpose = c.plan.scatter_transpose;
+    if (!o.operator_cache.empty() && local.kernel == Kernel::tiled_ell)
+        return cached_local_projector<V>(o.operator_cache, g, ordering, local, &c.times, c.log, c.talk);
+    return make_local_projector<V>(g, ordering, local, &c.times);
+}
+
+// --turn-symmetry: A of the first half of the angles, the whole scan's order from its order.
+template <typename V>
+void build_turned_operator(RunContext<V>& c) {
+    const Geometry& g = c.g();
+    const Geometry half = first_half(g);
+    Ordering half_order;
+    {
+        auto scope = c.times.scope("reorder");
+        half_order = make_ordering(half, c.o.order, c.o.tile);
+        c.ordering = paired_ordering(half_order, g);
+    }
+    auto half_op = local_operator(c, half, half_order);
+    c.op = std::make_unique<TurnedPairProjector<V>>(std::move(half_op), turned_positions(c.ordering, g.n));
+}
+
+}  // namespace
 
 template <typename V>
 void build_operator(RunContext<V>& c) {
@@ -13,20 +45,21 @@ void build_operator(RunContext<V>& c) {
     // A missing GPU is found before the build.
     require_backend(o.projector.backend);
     c.layout = std::make_unique<ParallelLayout>(make_parallel_layout(c.world, c.plan.p_data, o.topology));
-    {
-        auto scope = c.times.scope("reorder");
-        c.ordering = make_ordering(g, o.order, o.tile);
-    }
     c.pixel_offsets = {0, g.num_pixels()};
     c.ray_offsets = {0, g.num_rays()};
-    if (c.plan.p_data == 1) {
-        ProjectorOptions local = o.projector;
-        local.scatter_transpose = c.plan.scatter_transpose;
-        if (!o.operator_cache.empty() && local.kernel == Kernel::tiled_ell)
-            c.op = cached_local_projector<V>(o.operator_cache, g, c.ordering, local, &c.times, c.log, c.talk);
-        else
-            c.op = make_local_projector<V>(g, c.ordering, local, &c.times);
+    if (o.turn_symmetry) {
+        build_turned_operator(c);
+    } else if (c.plan.p_data == 1) {
+        {
+            auto scope = c.times.scope("reorder");
+            c.ordering = make_ordering(g, o.order, o.tile);
+        }
+        c.op = local_operator(c, g, c.ordering);
     } else {
+        {
+            auto scope = c.times.scope("reorder");
+            c.ordering = make_ordering(g, o.order, o.tile);
+        }
         if (!o.operator_cache.empty() && c.talk) c.log << "operator: --operator-cache serves one data rank; not used\n";
         DistributedOptions d;
         d.hierarchical = o.hierarchical;

@@ -10,6 +10,7 @@
 #include "apps/xct/operator_cache.hpp"
 #include "apps/xct/run_context.hpp"
 #include "apps/xct/transpose_choice.hpp"
+#include "apps/xct/turn_symmetry.hpp"
 #include "core/comm/mpi_check.hpp"
 #include "core/comm/mpi_types.hpp"
 #include "core/error.hpp"
@@ -88,7 +89,10 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
                     size_type resume_width) {
     RunPlan plan;
     MemoryPlan& m = plan.memory;
-    m.nnz = o.fbp ? 0 : nnz;  // --solver fbp builds no operator (direct backprojection)
+    const bool turned = o.turn_symmetry && !o.fbp;
+    if (turned) check_turned_pairs(info.geometry);
+    // --solver fbp builds no operator (direct backprojection); --turn-symmetry half of it.
+    m.nnz = o.fbp ? 0 : (turned ? (nnz + 1) / 2 : nnz);
     m.pixels = info.geometry.num_pixels();
     m.rays = info.geometry.num_rays();
     m.value_bytes = o.double_precision ? 8 : 4;
@@ -115,7 +119,9 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
         const bool stored_fits = fits_with(1, 1);
         m.scatter_transpose = true;
         const bool scatter_fits = fits_with(1, 1);
-        const TransposeChoice choice = choose_transpose(nnz, o.solver.iterations, (info.slices + ranks - 1) / ranks,
+        // Turned pairs: half the nonzeros, each product twice the slices.
+        const TransposeChoice choice = choose_transpose(m.nnz, o.solver.iterations,
+                                                        (turned ? 2 : 1) * ((info.slices + ranks - 1) / ranks),
                                                         stored_fits, scatter_fits, cached_forms(o, info.geometry));
         plan.scatter_transpose = choice.scatter;
         plan.transpose_why = choice.why;
@@ -126,6 +132,11 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
             TESSEL_INVALID_INPUT("data-ranks", 0, "--solver fbp builds no operator to split; drop --data-ranks " +
                                                       std::to_string(o.data_ranks));
         plan.scatter_transpose = false;
+        plan.p_data = 1;
+    } else if (turned) {
+        if (o.data_ranks > 1)
+            TESSEL_INVALID_INPUT("turn-symmetry", 0, "keeps the half operator whole on every rank (batch parallelism "
+                                                     "only); drop --data-ranks " + std::to_string(o.data_ranks));
         plan.p_data = 1;
     } else if (plan.scatter_transpose) {
         if (o.data_ranks > 1)

@@ -1,0 +1,34 @@
+// The quarter-turn symmetry of a parallel-beam scan (--turn-symmetry): when the angles come in
+// pairs 90° apart (an even number of evenly spaced angles over 180°), the ray (θ + 90°, ρ)
+// crosses the pixels of the ray (θ, ρ) turned a quarter about the rotation axis, with the
+// same lengths. So A needs only the rays of the first half of the angles: the second half's
+// rows are the first half's applied to the image turned by 90° (turned_projector.hpp).
+#pragma once
+
+#include <vector>
+
+#include "apps/xct/geometry.hpp"
+#include "apps/xct/ordering.hpp"
+
+namespace tessel::xct {
+
+/// Largest difference |θ[a + M/2] − θ[a] − π/2| accepted (radians): float32 angle files are
+/// about 1e-7 off; 1e-5 rad moves a ray by less than 0.01 pixel across a 2048-pixel image.
+inline constexpr double turn_pair_tolerance = 1e-5;
+
+/// Throws InvalidInput ("--turn-symmetry") unless the number of angles is even and angle
+/// a + M/2 is angle a + 90° for every a < M/2 (within turn_pair_tolerance).
+void check_turned_pairs(const Geometry& geometry);
+
+/// The same image and detector with the first half of the angles.
+Geometry first_half(const Geometry& geometry);
+
+/// The order of the whole scan from that of its first half: the first half's rays in their
+/// order, then each one's partner 90° on in the same order; the pixels as in `half`.
+Ordering paired_ordering(const Ordering& half, const Geometry& geometry);
+
+/// turn[q]: the ordered position of the pixel that the pixel at ordered position q becomes when
+/// the image is turned a quarter (pixel (ix, iy) to (n − 1 − iy, ix)).
+std::vector<size_type> turned_positions(const Ordering& ordering, size_type n);
+
+}  // namespace tessel::xct

@@ -1,0 +1,38 @@
+// A of a scan whose angles come in pairs 90° apart from the operator of its first half
+// (turn_symmetry.hpp): the second half's rays are the first half's applied to the image turned
+// a quarter, so both halves are one product with 2K columns, reading the half operator once.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "apps/xct/projector.hpp"
+
+namespace tessel::xct {
+
+template <typename ValueType>
+class TurnedPairProjector final : public Projector<ValueType> {
+public:
+    /// `half`: A of the first half of the angles (rays in the first half of paired_ordering);
+    /// `turn`: turned_positions of the ordering.
+    TurnedPairProjector(std::unique_ptr<Projector<ValueType>> half, std::vector<size_type> turn);
+    size_type pixels() const override { return half_->pixels(); }
+    size_type rays() const override { return 2 * half_->rays(); }
+    /// y = [A_h·x ; A_h·(x turned)], one product A_h·[x, x turned].
+    void forward(DenseMatrix<ValueType>& x, DenseMatrix<ValueType>& y) override;
+    /// x = A_hᵀ·y₁ + (A_hᵀ·y₂) turned back, one product A_hᵀ·[y₁, y₂].
+    void backward(DenseMatrix<ValueType>& y, DenseMatrix<ValueType>& x) override;
+    double matrix_bytes() const override { return half_->matrix_bytes(); }
+    /// Nonzeros stored (A of the whole scan has twice as many).
+    size_type nnz() const override { return half_->nnz(); }
+    nlohmann::json describe() const override;
+
+private:
+    void count(const SpmmStats& before, bool backward);
+
+    std::unique_ptr<Projector<ValueType>> half_;
+    std::vector<size_type> turn_;
+    DenseMatrix<ValueType> wide_in_, wide_out_;  // the 2K-column operands, kept between calls
+};
+
+}  // namespace tessel::xct
