@@ -36,6 +36,27 @@ void build_turned_operator(RunContext<V>& c) {
     c.op = std::make_unique<TurnedPairProjector<V>>(std::move(half_op), turned_positions(c.ordering, g.n));
 }
 
+// A and Aᵀ split over the data ranks (MemXCT); this rank's pixel and ray offsets set.
+template <typename V>
+std::unique_ptr<Projector<V>> distributed_operator(RunContext<V>& c) {
+    const ReconstructOptions& o = c.o;
+    const Geometry& g = c.g();
+    if (!o.operator_cache.empty() && c.talk) c.log << "operator: --operator-cache serves one data rank; not used\n";
+    DistributedOptions d;
+    d.hierarchical = o.hierarchical;
+    d.minibatch = o.minibatch;
+    d.pipelined = o.pipelined;
+    d.method = o.exchange;
+    d.backend = o.projector.backend;
+    d.cuda_aware = o.cuda_aware_mpi;
+    d.local = o.projector;
+    auto dp = std::make_unique<DistributedProjector<V>>(c.layout->data.get(), c.layout->data_topology, g,
+                                                        c.ordering, c.k(), d, &c.times);
+    c.pixel_offsets = dp->pixel_offsets();
+    c.ray_offsets = dp->ray_offsets();
+    return dp;
+}
+
 }  // namespace
 
 template <typename V>
@@ -48,32 +69,13 @@ void build_operator(RunContext<V>& c) {
     c.pixel_offsets = {0, g.num_pixels()};
     c.ray_offsets = {0, g.num_rays()};
     if (o.turn_symmetry) {
-        build_turned_operator(c);
-    } else if (c.plan.p_data == 1) {
-        {
-            auto scope = c.times.scope("reorder");
-            c.ordering = make_ordering(g, o.order, o.tile);
-        }
-        c.op = local_operator(c, g, c.ordering);
+        build_turned_operator(c);  // its own order: the first half's rays, then their partners
     } else {
         {
             auto scope = c.times.scope("reorder");
             c.ordering = make_ordering(g, o.order, o.tile);
         }
-        if (!o.operator_cache.empty() && c.talk) c.log << "operator: --operator-cache serves one data rank; not used\n";
-        DistributedOptions d;
-        d.hierarchical = o.hierarchical;
-        d.minibatch = o.minibatch;
-        d.pipelined = o.pipelined;
-        d.method = o.exchange;
-        d.backend = o.projector.backend;
-        d.cuda_aware = o.cuda_aware_mpi;
-        d.local = o.projector;
-        auto dp = std::make_unique<DistributedProjector<V>>(c.layout->data.get(), c.layout->data_topology, g,
-                                                            c.ordering, c.k(), d, &c.times);
-        c.pixel_offsets = dp->pixel_offsets();
-        c.ray_offsets = dp->ray_offsets();
-        c.op = std::move(dp);
+        c.op = c.plan.p_data == 1 ? local_operator(c, g, c.ordering) : distributed_operator(c);
     }
     c.operator_info = c.op->describe();
     if (!c.talk) return;

@@ -29,8 +29,10 @@ Geometry first_half(const Geometry& g) {
 }
 
 Ordering paired_ordering(const Ordering& half, const Geometry& g) {
-    Ordering o = half;
     const size_type half_rays = static_cast<size_type>(half.rays.size()), shift = half_rays;
+    TESSEL_ENSURE_DIMS(2 * half_rays == g.num_rays(), "paired_ordering: the half has " + std::to_string(half_rays) +
+                                                          " rays of " + std::to_string(g.num_rays()));
+    Ordering o = half;
     o.rays.resize(static_cast<std::size_t>(2 * half_rays));
     o.ray_position.resize(o.rays.size());
     // Ray a·num_rho + c of the second half is (a + M/2)·num_rho + c: the first half's index + shift.
@@ -38,8 +40,6 @@ Ordering paired_ordering(const Ordering& half, const Geometry& g) {
         o.rays[half_rays + i] = half.rays[i] + shift;
         o.ray_position[half.rays[i] + shift] = half_rays + i;
     }
-    TESSEL_ENSURE_DIMS(2 * half_rays == g.num_rays(), "paired_ordering: the half has " + std::to_string(half_rays) +
-                                                          " rays of " + std::to_string(g.num_rays()));
     return o;
 }
 
