@@ -84,6 +84,9 @@ DeviceLimits current_device_limits() {
     TESSEL_CUDA_CHECK(
         cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerBlock, limits.device));
     limits.shared_per_block = value;
+    TESSEL_CUDA_CHECK(
+        cudaDeviceGetAttribute(&value, cudaDevAttrMaxSharedMemoryPerMultiprocessor, limits.device));
+    limits.shared_per_multiprocessor = value;
     return limits;
 }
 

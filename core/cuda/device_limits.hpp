@@ -16,6 +16,8 @@ struct DeviceLimits {
     size_type shared_per_block_optin = 0;
     /// Without opting in (48 KiB on every supported GPU).
     size_type shared_per_block = 0;
+    /// Shared memory of one multiprocessor, which its resident blocks split.
+    size_type shared_per_multiprocessor = 0;
 };
 
 /// Limits of the device current on this thread (core/cuda/device_info.cpp).

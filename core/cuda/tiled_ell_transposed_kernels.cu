@@ -1,8 +1,9 @@
 // The transposed tiled-ELL product on the device, C := epilogue(Aᵀ·B), on A's own tiles: one
-// block per row block and column of B; per stage each thread adds its row's products into a
-// shared-memory buffer of the stage's columns (atomics), then the buffer is added to a zeroed
-// n x k scratch in global memory (atomics); the epilogue runs last. The sums' order depends
-// on timing (float atomics), unlike the cpu kernel.
+// block per row block and register tile of R columns of B, so A is read ceil(k/R) times, not
+// k times; per stage each thread adds its row's products into a shared-memory buffer of the
+// stage's columns (atomics), then the buffer is added to a zeroed n x k scratch in global
+// memory (atomics); the epilogue runs last. The sums' order depends on timing (float
+// atomics), unlike the cpu kernel.
 #include <cuda_fp16.h>
 
 #include <algorithm>
@@ -20,32 +21,62 @@ namespace {
 
 constexpr int warp_size = 32;
 
+// A's device arrays, passed by value.
 template <typename V, typename I>
-__global__ void transposed_kernel(size_type rows, size_type block_rows, const size_type* __restrict__ buffdispl,
-                                  const size_type* __restrict__ mapdispl, const I* __restrict__ map,
-                                  const size_type* __restrict__ warpdispl, const std::uint16_t* __restrict__ index,
-                                  const V* __restrict__ values, const std::uint16_t* __restrict__ half_values,
-                                  const V* __restrict__ b, size_type ldb, V* __restrict__ sums, size_type k) {
+struct TransposedArgs {
+    size_type rows;
+    size_type block_rows;
+    const size_type* __restrict__ buffdispl;
+    const size_type* __restrict__ mapdispl;
+    const I* __restrict__ map;
+    const size_type* __restrict__ warpdispl;
+    const std::uint16_t* __restrict__ index;
+    const V* __restrict__ values;                   // null when the values are half
+    const std::uint16_t* __restrict__ half_values;  // IEEE half bits, or null
+    // Distance between the staged columns' buffers: the stage size made odd, so that R
+    // threads touching one staged entry hit R different banks.
+    int stage_stride;
+};
+
+// Columns k0 = blockIdx.y*R onwards of the k that B, C and the scratch (row stride ld_sums)
+// have from their pointers on. Shared memory: buf[kk*stage_stride + n] sums column k0+kk of
+// the stage's n-th mapped row.
+template <int R, typename V, typename I>
+__global__ void transposed_kernel(TransposedArgs<V, I> a, const V* __restrict__ b, size_type ldb,
+                                  V* __restrict__ sums, size_type k, size_type ld_sums) {
     TESSEL_DYNAMIC_SHARED(V, buf);
-    const size_type block = blockIdx.x, j = blockIdx.y;
+    const size_type block = blockIdx.x, k0 = static_cast<size_type>(blockIdx.y) * R;
+    const int active = k - k0 < R ? static_cast<int>(k - k0) : R;
     const int lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
-    const size_type warps = block_rows / warp_size;
-    const size_type row = block * block_rows + threadIdx.x;
-    const V x = row < rows ? b[row * ldb + j] : V(0);
-    for (size_type s = buffdispl[block]; s < buffdispl[block + 1]; ++s) {
-        const int staged = static_cast<int>(mapdispl[s + 1] - mapdispl[s]);
-        for (int n = threadIdx.x; n < staged; n += blockDim.x) buf[n] = V(0);
+    const size_type warps = a.block_rows / warp_size;
+    const size_type row = block * a.block_rows + threadIdx.x;
+    const int stride = a.stage_stride;
+    V x[R];
+#pragma unroll
+    for (int kk = 0; kk < R; ++kk) x[kk] = row < a.rows && kk < active ? b[row * ldb + k0 + kk] : V(0);
+    for (size_type s = a.buffdispl[block]; s < a.buffdispl[block + 1]; ++s) {
+        const int staged = static_cast<int>(a.mapdispl[s + 1] - a.mapdispl[s]);
+        for (int t = threadIdx.x; t < staged * R; t += blockDim.x) buf[(t % R) * stride + t / R] = V(0);
         __syncthreads();
-        const size_type* wd = warpdispl + s * warps + warp;
+        const size_type* wd = a.warpdispl + s * warps + warp;
         for (size_type m = wd[0]; m < wd[1]; ++m) {
             const size_type e = m * warp_size + lane;
-            const V v = half_values ? V(__half2float(__ushort_as_half(half_values[e]))) : values[e];
-            if (v != V(0)) atomicAdd(buf + index[e], v * x);
+            const V v = a.half_values ? V(__half2float(__ushort_as_half(a.half_values[e]))) : a.values[e];
+            if (v == V(0)) continue;  // padding
+            const int idx = a.index[e];
+#pragma unroll
+            for (int kk = 0; kk < R; ++kk)
+                if (kk < active) atomicAdd(buf + kk * stride + idx, v * x[kk]);
         }
         __syncthreads();
-        const I* stage_map = map + mapdispl[s];
-        for (int n = threadIdx.x; n < staged; n += blockDim.x)
-            if (buf[n] != V(0)) atomicAdd(sums + static_cast<size_type>(stage_map[n]) * k + j, buf[n]);
+        // R consecutive threads add one staged row's R sums: coalesced global atomics.
+        const I* stage_map = a.map + a.mapdispl[s];
+        for (int t = threadIdx.x; t < staged * R; t += blockDim.x) {
+            const int n = t / R, kk = t % R;
+            const V sum = buf[kk * stride + n];
+            if (kk < active && sum != V(0))
+                atomicAdd(sums + static_cast<size_type>(stage_map[n]) * ld_sums + k0 + kk, sum);
+        }
         __syncthreads();  // the next stage clears the buffer
     }
 }
@@ -57,6 +88,39 @@ __global__ void transposed_epilogue(const V* __restrict__ sums, size_type rows, 
     if (i >= rows * k) return;
     const size_type r = i / k, j = i % k;
     c[r * ldc + j] = ep.apply(sums[i], c[r * ldc + j]);
+}
+
+// Blocks that should stay resident on a multiprocessor: the shared-memory atomics wait on
+// each other, and only other blocks hide that (on an H200, 16 columns of 4096-entry stages:
+// one block of 8 columns per SM, 2x slower than one column per block; six blocks of 2-8
+// columns (4096-1024 entries), 15-16 ms against 19.5 ms for one column).
+constexpr size_type resident_blocks_wanted = 6;
+
+// Columns per block: as many as k asks for, up to 8, halved until six blocks' buffers fit
+// a multiprocessor (at least one column, whose buffer must fit one block).
+int transposed_factor(size_type k, int stride, std::size_t value_size, const detail::DeviceLimits& limits) {
+    int factor = k >= 8 ? 8 : k >= 4 ? 4 : k >= 2 ? 2 : 1;
+    const size_type budget = std::min(limits.shared_per_block_optin, limits.shared_per_multiprocessor / resident_blocks_wanted);
+    while (factor > 1 && static_cast<size_type>(stride) * factor * static_cast<size_type>(value_size) > budget)
+        factor /= 2;
+    return factor;
+}
+
+template <int R, typename V, typename I>
+void launch_transposed(const TransposedArgs<V, I>& args, size_type blocks, DenseView<const V> b, V* sums,
+                       size_type shared, const detail::DeviceLimits& limits, cudaStream_t stream) {
+    if (shared > limits.shared_per_block)
+        TESSEL_CUDA_CHECK(cudaFuncSetAttribute(transposed_kernel<R, V, I>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(limits.shared_per_block_optin)));
+    const size_type tiles = (b.cols + R - 1) / R;
+    constexpr size_type max_grid_y = 65535;
+    for (size_type t0 = 0; t0 < tiles; t0 += max_grid_y) {
+        const dim3 grid(static_cast<unsigned>(blocks), static_cast<unsigned>(std::min(max_grid_y, tiles - t0)));
+        // A launch past the first starts at column t0*R: B, the scratch and k shift with it.
+        TESSEL_LAUNCH(grid, static_cast<unsigned>(args.block_rows), static_cast<std::size_t>(shared), stream,
+                      transposed_kernel<R, V, I>)(args, b.data + t0 * R, b.ld, sums + t0 * R, b.cols - t0 * R, b.cols);
+        TESSEL_CUDA_CHECK_LAUNCH();
+    }
 }
 
 }  // namespace
@@ -75,26 +139,26 @@ void spmm_tiled_ell_transposed(const DeviceTiledEll<V, I>& a, InputView<V> b, De
     const size_type k = b.cols;
     if (k == 0 || c.rows == 0) return;
     const auto limits = detail::current_device_limits();
-    const size_type shared = a.max_stage_entries() * static_cast<size_type>(sizeof(V));
-    auto* kernel = transposed_kernel<V, I>;
+    const int stride = static_cast<int>(a.max_stage_entries() | 1);
+    const int factor = transposed_factor(k, stride, sizeof(V), limits);
+    const size_type shared = static_cast<size_type>(stride) * factor * static_cast<size_type>(sizeof(V));
     if (shared > limits.shared_per_block_optin)
         TESSEL_THROW(CudaError, "cuda::spmm_tiled_ell_transposed: a stage of " + std::to_string(a.max_stage_entries()) +
                                     " entries needs " + std::to_string(shared) + " bytes of shared memory, " +
                                     detail::current_device_name() + " allows " +
                                     std::to_string(limits.shared_per_block_optin));
-    if (shared > limits.shared_per_block)
-        TESSEL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(limits.shared_per_block_optin)));
     detail::StreamScratch scratch(static_cast<std::size_t>(c.rows * k) * sizeof(V), stream);
     V* sums = static_cast<V*>(scratch.get());
     TESSEL_CUDA_CHECK(cudaMemsetAsync(sums, 0, static_cast<std::size_t>(c.rows * k) * sizeof(V), stream));
-    constexpr size_type max_grid_y = 65535;
-    for (size_type j0 = 0; j0 < k && a.num_blocks() > 0; j0 += max_grid_y) {
-        const dim3 grid(static_cast<unsigned>(a.num_blocks()), static_cast<unsigned>(std::min(max_grid_y, k - j0)));
-        TESSEL_LAUNCH(grid, static_cast<unsigned>(a.block_rows()), static_cast<std::size_t>(shared), stream, transposed_kernel<V, I>)(
-            a.rows(), a.block_rows(), a.buffdispl(), a.mapdispl(), a.map(), a.warpdispl(), a.index(), a.values(),
-            a.half_values(), b.data + j0, b.ld, sums + j0, k);
-        TESSEL_CUDA_CHECK_LAUNCH();
+    if (a.num_blocks() > 0) {
+        const TransposedArgs<V, I> args{a.rows(),      a.block_rows(), a.buffdispl(),   a.mapdispl(), a.map(),
+                                        a.warpdispl(), a.index(),      a.values(),      a.half_values(), stride};
+        switch (factor) {
+        case 8: launch_transposed<8>(args, a.num_blocks(), b, sums, shared, limits, stream); break;
+        case 4: launch_transposed<4>(args, a.num_blocks(), b, sums, shared, limits, stream); break;
+        case 2: launch_transposed<2>(args, a.num_blocks(), b, sums, shared, limits, stream); break;
+        default: launch_transposed<1>(args, a.num_blocks(), b, sums, shared, limits, stream); break;
+        }
     }
     const size_type total = c.rows * k;
     TESSEL_LAUNCH(static_cast<unsigned>((total + 255) / 256), 256, 0, stream, transposed_epilogue<V>)(sums, c.rows, k, c.data,

@@ -106,7 +106,7 @@ template <typename V, typename I>
 void check_transposed(const SpmmOperatorConfig& config) {
     const auto a = generate::power_law<V, I>(900, 1200, 7.0, 2.1, 31);
     SpmmOperator<V, I> op(Csr<V, I>(a), config);
-    for (size_type k : {1, 5, 16}) {
+    for (size_type k : {1, 5, 16, 37}) {
         const auto b = generate::random_dense<V>(a.rows(), k, Layout::row_major, 4);
         DenseMatrix<V> want = generate::random_dense<V>(a.cols(), k, Layout::row_major, 6), got = want;
         const auto ep = Epilogue<V>::scaled(V(0.5), V(2));

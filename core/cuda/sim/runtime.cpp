@@ -99,6 +99,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->totalGlobalMem = tessel::sim::device_memory_total();
     prop->sharedMemPerBlock = h::shared_per_block;
     prop->sharedMemPerBlockOptin = h::shared_per_block_optin;
+    prop->sharedMemPerMultiprocessor = h::shared_per_multiprocessor;
     prop->regsPerBlock = 65536;
     prop->warpSize = 32;
     prop->maxThreadsPerBlock = h::max_threads_per_block;
@@ -126,6 +127,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrComputeCapabilityMajor: *value = p.major; break;
     case cudaDevAttrComputeCapabilityMinor: *value = p.minor; break;
     case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = int(p.sharedMemPerBlockOptin); break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor: *value = int(p.sharedMemPerMultiprocessor); break;
     default: return fail(cudaErrorInvalidValue, "cudaDeviceGetAttribute: attribute not simulated");
     }
     return cudaSuccess;

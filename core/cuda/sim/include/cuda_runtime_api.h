@@ -44,6 +44,7 @@ enum cudaDeviceAttr {
     cudaDevAttrMultiProcessorCount = 16,
     cudaDevAttrComputeCapabilityMajor = 75,
     cudaDevAttrComputeCapabilityMinor = 76,
+    cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
 };
 
@@ -81,6 +82,7 @@ struct cudaDeviceProp {
     std::size_t totalGlobalMem;
     std::size_t sharedMemPerBlock;
     std::size_t sharedMemPerBlockOptin;
+    std::size_t sharedMemPerMultiprocessor;
     int regsPerBlock;
     int warpSize;
     int maxThreadsPerBlock;
