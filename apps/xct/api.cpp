@@ -13,6 +13,7 @@
 #include "apps/xct/memory_estimate.hpp"
 #include "apps/xct/operator_cache.hpp"
 #include "apps/xct/system_matrix.hpp"
+#include "apps/xct/turned_projector.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 #include "io/data_exchange.hpp"
@@ -43,11 +44,12 @@ void check_sinograms(const SinogramArray& s) {
 }
 
 // Slices solved together: the option, or as many as the memory estimate lets fit (as the CLI).
-size_type choose_batch(const Geometry& g, const SinogramArray& s, const ArrayReconstructOptions& o) {
+size_type choose_batch(const Geometry& g, const SinogramArray& s, const ArrayReconstructOptions& o, bool turned) {
     if (o.batch_slices < 0) TESSEL_INVALID_INPUT("batch_slices", 0, "negative count " + str(o.batch_slices));
     if (o.batch_slices > 0) return std::min(o.batch_slices, s.slices);
     MemoryPlan m;
-    m.nnz = estimate_nnz(g);
+    m.nnz = turned ? (estimate_nnz(g) + 1) / 2 : estimate_nnz(g);
+    m.turned = turned;
     m.pixels = g.num_pixels();
     m.rays = g.num_rays();
     m.value_bytes = 4;
@@ -106,6 +108,30 @@ std::pair<Geometry, double> array_geometry(const SinogramArray& s, const ArrayRe
     return {std::move(g), center};
 }
 
+// turn_symmetry: on needs angles in pairs 90° apart, auto takes them when they are.
+bool array_turned(const Geometry& g, TurnSymmetry mode) {
+    if (mode == TurnSymmetry::off) return false;
+    const std::string problem = turned_pairs_problem(g);
+    if (mode == TurnSymmetry::on && !problem.empty()) TESSEL_INVALID_INPUT("turn_symmetry", 0, problem);
+    return problem.empty();
+}
+
+// A of the scan (the half, applied turned, when `turned`); `ordering` gets the scan's order.
+std::unique_ptr<Projector<float>> array_operator(const Geometry& g, const ArrayReconstructOptions& o, bool turned,
+                                                 Ordering& ordering) {
+    // The cache serves the tiled ELL operator, as in tessel-xct; its notes (a rebuilt file) go to stderr.
+    auto make = [&o](const Geometry& geometry, const Ordering& order) {
+        std::ostringstream quiet;
+        return !o.operator_cache.empty() && o.projector.kernel == Kernel::tiled_ell
+                   ? cached_local_projector<float>(o.operator_cache, geometry, order, o.projector, nullptr, quiet, false)
+                   : make_local_projector<float>(geometry, order, o.projector);
+    };
+    auto make_order = [&o](const Geometry& geometry) { return make_ordering(geometry, o.order, o.tile); };
+    if (turned) return make_turned_projector<float>(g, ordering, make_order, make);
+    ordering = make_order(g);
+    return make(g, ordering);
+}
+
 // The batched loop of reconstruct_array: A and Aᵀ built once, K slices per solve.
 ArrayReconstructInfo solve_batches(const SinogramArray& s, const ArrayReconstructOptions& o,
                                    const SolverOptions& solver_options, std::span<float> volume) {
@@ -114,13 +140,10 @@ ArrayReconstructInfo solve_batches(const SinogramArray& s, const ArrayReconstruc
     require_backend(o.projector.backend, "backend");
     ArrayReconstructInfo info;
     info.n = g.n;
-    info.batch_slices = choose_batch(g, s, o);
-    const Ordering ordering = make_ordering(g, o.order, o.tile);
-    // The cache serves the tiled ELL operator, as in tessel-xct; its notes (a rebuilt file) go to stderr.
-    std::ostringstream quiet;
-    auto op = !o.operator_cache.empty() && o.projector.kernel == Kernel::tiled_ell
-                  ? cached_local_projector<float>(o.operator_cache, g, ordering, o.projector, nullptr, quiet, false)
-                  : make_local_projector<float>(g, ordering, o.projector);
+    info.turned = array_turned(g, o.turn_symmetry);
+    info.batch_slices = choose_batch(g, s, o, info.turned);
+    Ordering ordering;
+    const auto op = array_operator(g, o, info.turned, ordering);
     Solver<float> solver(*op, solver_options);
     const size_type k = info.batch_slices;
     DenseMatrix<float> b(g.num_rays(), k);

@@ -12,6 +12,7 @@
 #include "apps/xct/ordering.hpp"
 #include "apps/xct/projector.hpp"
 #include "apps/xct/solver.hpp"
+#include "apps/xct/turn_symmetry.hpp"
 
 namespace tessel::xct {
 
@@ -46,6 +47,8 @@ struct ArrayReconstructOptions {
     size_type batch_slices = 0;     // slices solved together (0: as many as fit in memory)
     double memory_limit = 0;        // bytes (0: the node's available memory)
     std::string operator_cache;     // folder of A and Aᵀ reused across calls (tessel-xct --operator-cache; "": none)
+    // A of half the angles applied turned (tessel-xct --turn-symmetry): auto when they pair up.
+    TurnSymmetry turn_symmetry = TurnSymmetry::automatic;
 };
 
 /// What reconstruct_array did besides the images.
@@ -53,6 +56,7 @@ struct ArrayReconstructInfo {
     size_type n = 0;
     size_type batch_slices = 0;
     int iterations = 0;  // the most any slice ran
+    bool turned = false;  // the operator of half the angles, applied turned
     /// history[s][i]: relative residual of slice s after i iterations.
     std::vector<std::vector<double>> histories;
 };

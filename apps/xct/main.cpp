@@ -42,7 +42,7 @@ struct CliText {
     std::string input, sinogram, theta, slices, solver = "cgls", order = "hilbert", kernel = "tiled-ell",
                                                 backend = "auto", precision = "single", memory_limit,
                                                 colormap = "gray", reduction = "hier", exchange = "p2p",
-                                                transpose = "auto";
+                                                transpose = "auto", turn_symmetry = "auto";
     size_type phantom = 0, num_slices = 0;
     int threads = 0;
     bool no_pipeline = false;
@@ -95,10 +95,13 @@ void add_operator_options(CLI::App& app, ReconstructOptions& o, CliText& t) {
     app.add_option("--operator-cache", o.operator_cache,
                    "Folder where A and Aᵀ are stored under a key of the geometry and options, and reused by later "
                    "runs (one data rank, tiled ELL)");
-    app.add_flag("--turn-symmetry", o.turn_symmetry,
-                 "Angles in pairs 90° apart (an even number evenly spread over 180°): build and store A for the "
-                 "first half only and apply it to the image and its quarter turn (half the build, memory and bytes "
-                 "per iteration; one data rank)");
+    app.add_option("--turn-symmetry", t.turn_symmetry,
+                   "on: the angles come in pairs 90° apart (an even number evenly spread over 180°), so A is built "
+                   "and stored for the first half only and applied to the image and its quarter turn (half the "
+                   "build, memory and bytes per iteration; one data rank); off: the whole A; auto: on when the "
+                   "angles pair up, no --data-ranks is given and the half operator fits one rank")
+        ->check(CLI::IsMember({"auto", "on", "off"}))
+        ->capture_default_str();
     app.add_option("--transpose", t.transpose,
                    "Aᵀ: stored (built from A, the fastest products), scatter (only A is stored, Aᵀ·y runs "
                    "core's transposed kernel on A's tiles: half the memory, no transpose in the build, one data "
@@ -251,6 +254,7 @@ void apply_choices(ReconstructOptions& o, const CliText& t) {
     o.projector.kernel = parse_format(t.kernel);
     o.projector.scatter_transpose = t.transpose == "scatter";
     o.auto_transpose = t.transpose == "auto";
+    o.turn_symmetry = parse_turn_symmetry(t.turn_symmetry);
     operator_config(o.projector);  // refuses --transpose scatter or --precision mixed with --kernel csr now
     o.projector.backend = parse_backend(t.backend);
     if (o.projector.backend == Backend::automatic) o.projector.backend = resolve_backend(Backend::automatic);

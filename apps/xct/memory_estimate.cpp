@@ -50,8 +50,11 @@ MemoryEstimate estimate_memory(const MemoryPlan& p) {
     if (scatter) {  // A traced straight into its arrays, no Aᵀ; the kernel's sums per thread
         e.matrices = one;
         e.build_peak = tiled;
-        e.vectors += double(std::max(1, p.threads)) * double(p.pixels) * double(cpu::choose_register_factor(p.k)) * x;
+        const size_type columns = p.turned ? 2 * p.k : p.k;
+        e.vectors += double(std::max(1, p.threads)) * double(p.pixels) * double(cpu::choose_register_factor(columns)) * x;
     }
+    // The turned operator's 2K-column operands, kept between products: pixels x 2K, rays/2 x 2K.
+    if (p.turned) e.vectors += (2.0 * double(p.pixels) + double(p.rays)) * double(p.k) * x;
     const double round = double(p.round_slices);
     const double held = p.keep_volume ? double(p.slices) : round;                     // finished slices
     e.rank0 = held * double(p.pixels) * 4.0                                           // volume

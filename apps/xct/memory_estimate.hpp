@@ -21,6 +21,7 @@ struct MemoryPlan {
     bool hilbert = true;          // Hilbert order (less padding, more reuse than natural)
     Kernel kernel = Kernel::tiled_ell;
     bool scatter_transpose = false;  // --transpose scatter: A only (one data rank), per-thread sums
+    bool turned = false;          // --turn-symmetry: A of half the angles on 2K columns (nnz is the half's)
     int threads = 1;              // OpenMP threads (the scatter kernel's sums, one n x K each)
     int p_data = 1;               // data ranks sharing A
     size_type k = 1;              // slices per batch on one rank

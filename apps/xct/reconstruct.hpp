@@ -19,6 +19,7 @@
 #include "apps/xct/projector.hpp"
 #include "apps/xct/sinogram_source.hpp"
 #include "apps/xct/solver.hpp"
+#include "apps/xct/turn_symmetry.hpp"
 #include "core/comm/exchange_executor.hpp"
 #include "io/png_writer.hpp"
 
@@ -46,7 +47,9 @@ struct ReconstructOptions {
     // would need data ranks and A alone fits one (run_plan.cpp); else projector.scatter_transpose.
     bool auto_transpose = true;
     std::string operator_cache;  // --operator-cache DIR: A and Aᵀ reused across runs (operator_cache.hpp)
-    bool turn_symmetry = false;  // --turn-symmetry: A of half the angles, applied turned (turn_symmetry.hpp)
+    // --turn-symmetry: A of half the angles, applied turned (turn_symmetry.hpp); auto when the
+    // angles pair up and the half operator fits one rank (run_plan.cpp).
+    TurnSymmetry turn_symmetry = TurnSymmetry::automatic;
     // ReconstructResult::volume holds every slice (library callers, tests); tessel-xct's CLI
     // sets false so that rank 0 holds one round and writes the outputs round by round.
     bool keep_volume = true;

@@ -77,7 +77,7 @@ void open_checkpoint(RunContext<V>& c) {
                      {"iterations", o.solver.iterations},
                      {"nonneg", o.solver.nonneg},
                      {"precision", precision_name(o)},
-                     {"turn_symmetry", o.turn_symmetry},
+                     {"turn_symmetry", std::string(to_string(o.turn_symmetry))},
                      {"noise", o.input.noise},
                      {"seed", o.input.seed}};
     double theta_sum = 0;

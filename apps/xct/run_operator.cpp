@@ -24,16 +24,12 @@ std::unique_ptr<Projector<V>> local_operator(RunContext<V>& c, const Geometry& g
 // --turn-symmetry: A of the first half of the angles, the whole scan's order from its order.
 template <typename V>
 void build_turned_operator(RunContext<V>& c) {
-    const Geometry& g = c.g();
-    const Geometry half = first_half(g);
-    Ordering half_order;
-    {
+    auto make_order = [&](const Geometry& half) {
         auto scope = c.times.scope("reorder");
-        half_order = make_ordering(half, c.o.order, c.o.tile);
-        c.ordering = paired_ordering(half_order, g);
-    }
-    auto half_op = local_operator(c, half, half_order);
-    c.op = std::make_unique<TurnedPairProjector<V>>(std::move(half_op), turned_positions(c.ordering, g.n));
+        return make_ordering(half, c.o.order, c.o.tile);
+    };
+    auto make_half = [&](const Geometry& half, const Ordering& half_order) { return local_operator(c, half, half_order); };
+    c.op = make_turned_projector<V>(c.g(), c.ordering, make_order, make_half);
 }
 
 // A and Aᵀ split over the data ranks (MemXCT); this rank's pixel and ray offsets set.
@@ -68,7 +64,7 @@ void build_operator(RunContext<V>& c) {
     c.layout = std::make_unique<ParallelLayout>(make_parallel_layout(c.world, c.plan.p_data, o.topology));
     c.pixel_offsets = {0, g.num_pixels()};
     c.ray_offsets = {0, g.num_rays()};
-    if (o.turn_symmetry) {
+    if (c.plan.turned) {
         build_turned_operator(c);  // its own order: the first half's rays, then their partners
     } else {
         {

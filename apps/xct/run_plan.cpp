@@ -68,6 +68,36 @@ std::string explain_does_not_fit(const MemoryPlan& m, const RunPlan& plan, size_
            "; more data ranks or smaller tiles (--block-rows) also reduce it";
 }
 
+// --turn-symmetry: on (the angles must pair up), off, or auto: on when they pair up and no
+// --data-ranks split the operator; `why` says which for auto.
+bool turn_wanted(const ReconstructOptions& o, const Geometry& g, std::string& why) {
+    if (o.turn_symmetry == TurnSymmetry::off) return false;
+    if (o.turn_symmetry == TurnSymmetry::on) {
+        check_turned_pairs(g);
+        return true;
+    }
+    if (o.data_ranks > 1) {
+        why = "off: --data-ranks " + std::to_string(o.data_ranks) + " split the whole operator";
+        return false;
+    }
+    if (const std::string problem = turned_pairs_problem(g); !problem.empty()) {
+        why = "off: the angles do not pair up 90 degrees apart (" + problem + ")";
+        return false;
+    }
+    why = "on: the angles pair up 90 degrees apart; A of the first half, applied to the image and its quarter turn";
+    return true;
+}
+
+// Whether the half operator fits one rank, in its smaller form when --transpose may choose it.
+template <typename Fits>
+bool half_fits_one_rank(const ReconstructOptions& o, MemoryPlan& m, Fits fits_with) {
+    const bool asked = m.scatter_transpose;
+    if (o.auto_transpose && o.projector.kernel == Kernel::tiled_ell) m.scatter_transpose = true;
+    const bool fits = fits_with(1, 1);
+    m.scatter_transpose = asked;
+    return fits;
+}
+
 // Which transpose forms --operator-cache already holds for this run.
 CachedForms cached_forms(const ReconstructOptions& o, const Geometry& g) {
     CachedForms cached;
@@ -89,10 +119,10 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
                     size_type resume_width) {
     RunPlan plan;
     MemoryPlan& m = plan.memory;
-    const bool turned = o.turn_symmetry && !o.fbp;
-    if (turned) check_turned_pairs(info.geometry);
     // --solver fbp builds no operator (direct backprojection); --turn-symmetry half of it.
-    m.nnz = o.fbp ? 0 : (turned ? (nnz + 1) / 2 : nnz);
+    plan.turned = !o.fbp && turn_wanted(o, info.geometry, plan.turn_why);
+    m.nnz = o.fbp ? 0 : (plan.turned ? (nnz + 1) / 2 : nnz);
+    m.turned = plan.turned;
     m.pixels = info.geometry.num_pixels();
     m.rays = info.geometry.num_rays();
     m.value_bytes = o.double_precision ? 8 : 4;
@@ -112,6 +142,13 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
         t.round_slices = k * (ranks / p_data);
         return estimate_memory(t).total() <= limit;
     };
+    if (plan.turned && o.turn_symmetry == TurnSymmetry::automatic && !half_fits_one_rank(o, m, fits_with)) {
+        plan.turned = false;
+        plan.turn_why = "off: the half operator does not fit one rank; data ranks split the whole one";
+        m.nnz = nnz;
+        m.turned = false;
+    }
+    const bool turned = plan.turned;
     plan.scatter_transpose = o.projector.scatter_transpose;
     if (!o.fbp && o.auto_transpose && o.data_ranks == 0 && o.projector.kernel == Kernel::tiled_ell) {
         // The faster total of the forms that fit one rank (transpose_choice.hpp); A alone on every
@@ -122,7 +159,8 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
         // Turned pairs: half the nonzeros, each product twice the slices.
         const TransposeChoice choice = choose_transpose(m.nnz, o.solver.iterations,
                                                         (turned ? 2 : 1) * ((info.slices + ranks - 1) / ranks),
-                                                        stored_fits, scatter_fits, cached_forms(o, info.geometry));
+                                                        stored_fits, scatter_fits,
+                                                        cached_forms(o, turned ? first_half(info.geometry) : info.geometry));
         plan.scatter_transpose = choice.scatter;
         plan.transpose_why = choice.why;
         m.scatter_transpose = plan.scatter_transpose;
@@ -244,8 +282,10 @@ void plan_run(RunContext<V>& c, ReconstructResult& result) {
     log << ", " << precision_name(o) << " precision, " << to_string(o.order) << " order";
     if (c.plan.scatter_transpose && !o.auto_transpose) log << ", A^T by the scatter kernel on A";
     log << "\n";
+    if (!c.plan.turn_why.empty()) log << "  --turn-symmetry auto: " << c.plan.turn_why << "\n";
     if (!c.plan.transpose_why.empty()) log << "  --transpose auto: " << c.plan.transpose_why << "\n";
-    log << "memory estimate (nnz(A) <= " << c.nnz_bound << "):\n" << estimate_text(c.plan.estimate, c.limit);
+    log << "memory estimate (nnz(A) <= " << c.plan.memory.nnz << (c.plan.turned ? ", the first half of the angles" : "")
+        << "):\n" << estimate_text(c.plan.estimate, c.limit);
     if (!c.plan.does_not_fit.empty()) log << "does not fit: " << c.plan.does_not_fit << "\n";
     if (o.dry_run) log << data_ranks_needed(c.plan.memory, c.limit) << "\n";
 }

@@ -16,6 +16,8 @@ struct RunPlan {
     int p_data = 1, p_batch = 1;
     size_type k = 1;
     bool scatter_transpose = false;  // A alone, Aᵀ by the scatter kernel (asked for or chosen)
+    bool turned = false;             // A of half the angles, applied turned (turn_symmetry.hpp)
+    std::string turn_why;            // --turn-symmetry auto: why it is on or off
     std::string transpose_why;       // --transpose auto: the choice and its predicted times
     MemoryPlan memory;
     MemoryEstimate estimate;

@@ -8,18 +8,36 @@
 
 namespace tessel::xct {
 
-void check_turned_pairs(const Geometry& g) {
+TurnSymmetry parse_turn_symmetry(std::string_view name) {
+    if (name == "auto") return TurnSymmetry::automatic;
+    if (name == "on") return TurnSymmetry::on;
+    if (name == "off") return TurnSymmetry::off;
+    TESSEL_INVALID_INPUT("turn_symmetry", 0, "'" + std::string(name) + "' is not 'auto', 'on' or 'off'");
+}
+
+std::string_view to_string(TurnSymmetry mode) {
+    switch (mode) {
+    case TurnSymmetry::on: return "on";
+    case TurnSymmetry::off: return "off";
+    default: return "auto";
+    }
+}
+
+std::string turned_pairs_problem(const Geometry& g) {
     const size_type m = g.num_theta(), half = m / 2;
-    if (m == 0 || m % 2 != 0)
-        TESSEL_INVALID_INPUT("--turn-symmetry", 0, "needs an even number of angles, not " + std::to_string(m));
+    if (m == 0 || m % 2 != 0) return "needs an even number of angles, not " + std::to_string(m);
     for (size_type a = 0; a < half; ++a) {
         const double gap = g.theta[a + half] - g.theta[a];
         if (!(std::abs(gap - 0.5 * std::numbers::pi) <= turn_pair_tolerance))
-            TESSEL_INVALID_INPUT("--turn-symmetry", 0, "angles " + std::to_string(a) + " and " +
-                                                           std::to_string(a + half) + " are " +
-                                                           std::to_string(gap * 180.0 / std::numbers::pi) +
-                                                           " degrees apart, not 90");
+            return "angles " + std::to_string(a) + " and " + std::to_string(a + half) + " are " +
+                   std::to_string(gap * 180.0 / std::numbers::pi) + " degrees apart, not 90";
     }
+    return "";
+}
+
+void check_turned_pairs(const Geometry& g) {
+    if (const std::string problem = turned_pairs_problem(g); !problem.empty())
+        TESSEL_INVALID_INPUT("--turn-symmetry", 0, problem);
 }
 
 Geometry first_half(const Geometry& g) {

@@ -5,6 +5,8 @@
 // rows are the first half's applied to the image turned by 90° (turned_projector.hpp).
 #pragma once
 
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "apps/xct/geometry.hpp"
@@ -16,8 +18,16 @@ namespace tessel::xct {
 /// about 1e-7 off; 1e-5 rad moves a ray by less than 0.01 pixel across a 2048-pixel image.
 inline constexpr double turn_pair_tolerance = 1e-5;
 
-/// Throws InvalidInput ("--turn-symmetry") unless the number of angles is even and angle
-/// a + M/2 is angle a + 90° for every a < M/2 (within turn_pair_tolerance).
+/// --turn-symmetry: on, off, or auto (on when the scan allows it).
+enum class TurnSymmetry { automatic, on, off };
+TurnSymmetry parse_turn_symmetry(std::string_view name);  // "auto", "on", "off"; InvalidInput else
+std::string_view to_string(TurnSymmetry mode);
+
+/// Why the angles do not come in pairs 90° apart ("needs an even number of angles, not 45"),
+/// or "" when angle a + M/2 is angle a + 90° for every a < M/2 (within turn_pair_tolerance).
+std::string turned_pairs_problem(const Geometry& geometry);
+
+/// Throws InvalidInput ("--turn-symmetry: " + turned_pairs_problem) when there is one.
 void check_turned_pairs(const Geometry& geometry);
 
 /// The same image and detector with the first half of the angles.

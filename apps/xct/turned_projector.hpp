@@ -6,7 +6,9 @@
 #include <memory>
 #include <vector>
 
+#include "apps/xct/ordering.hpp"
 #include "apps/xct/projector.hpp"
+#include "apps/xct/turn_symmetry.hpp"
 
 namespace tessel::xct {
 
@@ -34,5 +36,18 @@ private:
     std::vector<size_type> turn_;
     DenseMatrix<ValueType> wide_in_, wide_out_;  // the 2K-column operands, kept between calls
 };
+
+/// The turned operator of the scan `g` (angles paired): `make_half(half_geometry, half_order)`
+/// builds A of the first half (or loads it); `ordering` becomes the whole scan's order, made
+/// with `make_order(geometry)`.
+template <typename ValueType, typename MakeOrder, typename MakeHalf>
+std::unique_ptr<Projector<ValueType>> make_turned_projector(const Geometry& g, Ordering& ordering,
+                                                            MakeOrder make_order, MakeHalf make_half) {
+    const Geometry half = first_half(g);
+    const Ordering half_order = make_order(half);
+    ordering = paired_ordering(half_order, g);
+    std::unique_ptr<Projector<ValueType>> half_op = make_half(half, half_order);
+    return std::make_unique<TurnedPairProjector<ValueType>>(std::move(half_op), turned_positions(ordering, g.n));
+}
 
 }  // namespace tessel::xct

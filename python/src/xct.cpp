@@ -32,7 +32,7 @@ py::tuple reconstruct(py::handle tomo_object, py::handle theta_object, std::opti
                       size_type batch_slices, bool sinogram_order, const std::string& order,
                       const std::string& backend, const std::string& filter_name, double filter_cutoff,
                       const std::string& precision, const std::string& transpose,
-                      const std::string& operator_cache) {
+                      const std::string& operator_cache, const std::string& turn_symmetry) {
     auto tomo = c_array<float>(tomo_object, "tomo", 3);
     xct::SinogramArray s;
     s.data = tomo.data();
@@ -71,6 +71,7 @@ py::tuple reconstruct(py::handle tomo_object, py::handle theta_object, std::opti
         bad_argument("transpose", "'" + transpose + "' is not 'stored' or 'scatter'");
     o.projector.scatter_transpose = transpose == "scatter";
     o.operator_cache = operator_cache;
+    o.turn_symmetry = xct::parse_turn_symmetry(turn_symmetry);
     const size_type n = size > 0 ? size : s.channels;
     py::array_t<float> volume({static_cast<py::ssize_t>(s.slices), static_cast<py::ssize_t>(n),
                                static_cast<py::ssize_t>(n)});
@@ -83,6 +84,7 @@ py::tuple reconstruct(py::handle tomo_object, py::handle theta_object, std::opti
     py::dict details;
     details["iterations"] = info.iterations;
     details["batch_slices"] = info.batch_slices;
+    details["turned"] = info.turned;
     details["residuals"] = info.histories;
     return py::make_tuple(volume, details);
 }
@@ -197,7 +199,7 @@ void bind_xct(py::module_& m) {
           py::arg("algorithm"), py::arg("num_iter"), py::arg("tol"), py::arg("nonneg"), py::arg("size"),
           py::arg("batch_slices"), py::arg("sinogram_order"), py::arg("order"), py::arg("backend"),
           py::arg("filter_name") = "ramp", py::arg("filter_cutoff") = 1.0, py::arg("precision") = "single",
-          py::arg("transpose") = "stored", py::arg("operator_cache") = "");
+          py::arg("transpose") = "stored", py::arg("operator_cache") = "", py::arg("turn_symmetry") = "auto");
     m.def("_xct_project", &project, py::arg("obj"), py::arg("theta"), py::arg("ncol"));
     m.def("_xct_normalize", &normalize, py::arg("tomo"), py::arg("flat"), py::arg("dark"));
     m.def("_xct_find_center", &find_center, py::arg("tomo"), py::arg("theta"), py::arg("ind"), py::arg("radius"),

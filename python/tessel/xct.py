@@ -24,7 +24,7 @@ FILTER_ALIASES = {"ramlak": "ramp", "shepp": "shepp-logan"}
 def reconstruct(tomo, theta, center=None, algorithm="cgls", num_iter=50, *, tol=0.0, nonneg=False,
                 size=0, batch_slices=0, sinogram_order=False, order="hilbert", backend="cpu",
                 filter_name="ramp", filter_cutoff=1.0, precision="single", transpose="stored",
-                operator_cache=None, return_info=False):
+                operator_cache=None, turn_symmetry="auto", return_info=False):
     """Reconstructs every slice of `tomo`; returns (slices, N, N) float32.
 
     algorithm: "cgls" or "sirt" (the iterative solvers of tessel-xct); num_iter iterations
@@ -44,8 +44,12 @@ def reconstruct(tomo, theta, center=None, algorithm="cgls", num_iter=50, *, tol=
     operator_cache: a folder (str or os.PathLike) where the projection operator is stored under
     a key of the geometry and options and reused by later calls with the same geometry, as
     tessel-xct --operator-cache (docs/xct.md): the same images bit for bit, without the build;
-    None builds it every call. return_info=True returns (volume, info) with the residual history
-    of every slice.
+    None builds it every call. turn_symmetry: "on" when the angles come in pairs 90 degrees apart
+    (an even number evenly spread over 180 degrees) builds the operator of the first half only
+    and applies it to the image and its quarter turn (half the build and operator memory, the
+    same images to rounding; tessel-xct --turn-symmetry), "off" the whole operator, "auto"
+    (default) "on" when the angles pair up. return_info=True returns (volume, info) with the
+    residual history of every slice and whether the operator was turned ("turned").
     The result equals tessel-xct's on the same sinograms (raw files, same centre and options).
     """
     if algorithm not in ALGORITHMS:
@@ -63,7 +67,8 @@ def reconstruct(tomo, theta, center=None, algorithm="cgls", num_iter=50, *, tol=
                                             bool(nonneg), int(size), int(batch_slices),
                                             bool(sinogram_order), order, backend, filter_name,
                                             float(filter_cutoff), precision, transpose,
-                                            "" if operator_cache is None else os.fspath(operator_cache))
+                                            "" if operator_cache is None else os.fspath(operator_cache),
+                                            turn_symmetry)
     return (volume, info) if return_info else volume
 
 
