@@ -102,6 +102,7 @@ bool half_fits_one_rank(const ReconstructOptions& o, MemoryPlan& m, Fits fits_wi
 CachedForms cached_forms(const ReconstructOptions& o, const Geometry& g) {
     CachedForms cached;
     if (o.operator_cache.empty()) return cached;
+    cached.folder = true;
     ProjectorOptions p = o.projector;
     const int value_bytes = o.double_precision ? 8 : 4;
     p.scatter_transpose = false;

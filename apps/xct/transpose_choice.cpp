@@ -31,7 +31,14 @@ TransposeChoice choose_transpose(size_type nnz, int iterations, size_type slices
         return c;
     }
     c.scatter = scatter_fits && c.scatter_seconds < c.stored_seconds;
-    if (cached.stored || cached.scatter) {
+    if (cached.folder && !cached.stored && !cached.scatter) {
+        c.scatter = false;
+        std::snprintf(line, sizeof(line),
+                      "A^T stored: built once for the --operator-cache folder; a later run loads it and iterates "
+                      "in a predicted %.1f s, against %.1f s scatter (this run: %.1f s stored against %.1f s scatter)",
+                      n * passes * r.iteration_stored, n * passes * r.iteration_scatter, c.stored_seconds,
+                      c.scatter_seconds);
+    } else if (cached.stored || cached.scatter) {
         std::snprintf(line, sizeof(line),
                       "%s: predicted %.1f s scatter%s against %.1f s stored%s (build where not cached + %.0f "
                       "iteration passes)",

@@ -22,6 +22,7 @@ TransposeRates reference_transpose_rates();
 /// Forms whose operator is already in the --operator-cache folder: they cost no build.
 struct CachedForms {
     bool stored = false, scatter = false;
+    bool folder = false;  // an --operator-cache folder is given: the form built now serves later runs
 };
 
 struct TransposeChoice {
@@ -35,7 +36,8 @@ struct TransposeChoice {
 /// beyond (an earlier 512² x 750 run: 0.236 s at K = 1, 0.261 s at K = 16), so the iterations
 /// cost iterations x ceil(slices / 16) K = 1 iterations; a cached form costs its iterations
 /// only. Picks the faster of those that fit; neither fitting leaves stored (data ranks split
-/// A + Aᵀ).
+/// A + Aᵀ). An empty cache folder is filled for the runs that will load it, so there the
+/// faster iterations decide (the stored Aᵀ, when it fits), not this run's build.
 TransposeChoice choose_transpose(size_type nnz, int iterations, size_type slices, bool stored_fits, bool scatter_fits,
                                  const CachedForms& cached = {},
                                  const TransposeRates& rates = reference_transpose_rates());
