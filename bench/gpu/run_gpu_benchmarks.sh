@@ -32,8 +32,9 @@ ABCD="$B/apps/ccsd_abcd/tessel-abcd --generator synthetic --m 4000 --n 12000 --t
 for backend in cuda cpu; do run abcd-$backend $ABCD --backend $backend --metrics "$OUT/abcd-$backend.json"; done
 run spmm $B/bench/spmm/tessel-bench-spmm --k 8,32 --precision float,double \
   --kernels row-split,tiled-ell,cuda-warp-row,cuda-merge,cuda-tiled-ell,cusparse --json "$OUT/spmm.json"
-if command -v ncu > /dev/null; then
-  ncu --clock-control none --section SpeedOfLight --section Occupancy -k 'regex:tiled_ell_kernel|transposed_kernel|backproject' \
+NCU=$(command -v ncu || { [ -x /usr/local/cuda/bin/ncu ] && echo /usr/local/cuda/bin/ncu; })
+if [ -n "$NCU" ]; then
+  "$NCU" --clock-control none --section SpeedOfLight --section Occupancy -k 'regex:tiled_ell_kernel|transposed_kernel|backproject' \
     --launch-count 3 $XCT --num-slices 16 --iterations 1 --backend cuda --output "$D/n.h5" > "$OUT/ncu-xct.txt" 2>&1
   grep -E '^  void|Duration|DRAM Throughput|Achieved Occupancy' "$OUT/ncu-xct.txt" | sed 's/([^)]*)//g; s/ \{4,\}/ /g' | cut -c1-100
 fi
