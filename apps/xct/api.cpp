@@ -108,14 +108,6 @@ std::pair<Geometry, double> array_geometry(const SinogramArray& s, const ArrayRe
     return {std::move(g), center};
 }
 
-// turn_symmetry: on needs angles in pairs 90° apart, auto takes them when they are.
-bool array_turned(const Geometry& g, TurnSymmetry mode) {
-    if (mode == TurnSymmetry::off) return false;
-    const std::string problem = turned_pairs_problem(g);
-    if (mode == TurnSymmetry::on && !problem.empty()) TESSEL_INVALID_INPUT("turn_symmetry", 0, problem);
-    return problem.empty();
-}
-
 // A of the scan (the half, applied turned, when `turned`); `ordering` gets the scan's order.
 std::unique_ptr<Projector<float>> array_operator(const Geometry& g, const ArrayReconstructOptions& o, bool turned,
                                                  Ordering& ordering) {
@@ -140,7 +132,8 @@ ArrayReconstructInfo solve_batches(const SinogramArray& s, const ArrayReconstruc
     require_backend(o.projector.backend, "backend");
     ArrayReconstructInfo info;
     info.n = g.n;
-    info.turned = array_turned(g, o.turn_symmetry);
+    std::string why;
+    info.turned = turn_chosen(o.turn_symmetry, g, "turn_symmetry", why);
     info.batch_slices = choose_batch(g, s, o, info.turned);
     Ordering ordering;
     const auto op = array_operator(g, o, info.turned, ordering);

@@ -68,24 +68,13 @@ std::string explain_does_not_fit(const MemoryPlan& m, const RunPlan& plan, size_
            "; more data ranks or smaller tiles (--block-rows) also reduce it";
 }
 
-// --turn-symmetry: on (the angles must pair up), off, or auto: on when they pair up and no
-// --data-ranks split the operator; `why` says which for auto.
+// --turn-symmetry (turn_chosen), where auto also stays off when --data-ranks split the operator.
 bool turn_wanted(const ReconstructOptions& o, const Geometry& g, std::string& why) {
-    if (o.turn_symmetry == TurnSymmetry::off) return false;
-    if (o.turn_symmetry == TurnSymmetry::on) {
-        check_turned_pairs(g);
-        return true;
-    }
-    if (o.data_ranks > 1) {
+    if (o.turn_symmetry == TurnSymmetry::automatic && o.data_ranks > 1) {
         why = "off: --data-ranks " + std::to_string(o.data_ranks) + " split the whole operator";
         return false;
     }
-    if (const std::string problem = turned_pairs_problem(g); !problem.empty()) {
-        why = "off: the angles do not pair up 90 degrees apart (" + problem + ")";
-        return false;
-    }
-    why = "on: the angles pair up 90 degrees apart; A of the first half, applied to the image and its quarter turn";
-    return true;
+    return turn_chosen(o.turn_symmetry, g, "--turn-symmetry", why);
 }
 
 // Whether the half operator fits one rank, in its smaller form when --transpose may choose it.

@@ -35,9 +35,21 @@ std::string turned_pairs_problem(const Geometry& g) {
     return "";
 }
 
-void check_turned_pairs(const Geometry& g) {
-    if (const std::string problem = turned_pairs_problem(g); !problem.empty())
-        TESSEL_INVALID_INPUT("--turn-symmetry", 0, problem);
+void check_turned_pairs(const Geometry& g, const char* option) {
+    if (const std::string problem = turned_pairs_problem(g); !problem.empty()) TESSEL_INVALID_INPUT(option, 0, problem);
+}
+
+bool turn_chosen(TurnSymmetry mode, const Geometry& g, const char* option, std::string& why) {
+    if (mode == TurnSymmetry::off) return false;
+    if (mode == TurnSymmetry::on) {
+        check_turned_pairs(g, option);
+        return true;
+    }
+    const std::string problem = turned_pairs_problem(g);
+    why = problem.empty() ? "on: the angles pair up 90 degrees apart; A of the first half, applied to the image and "
+                            "its quarter turn"
+                          : "off: the angles do not pair up 90 degrees apart (" + problem + ")";
+    return problem.empty();
 }
 
 Geometry first_half(const Geometry& g) {

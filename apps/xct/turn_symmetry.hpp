@@ -27,8 +27,12 @@ std::string_view to_string(TurnSymmetry mode);
 /// or "" when angle a + M/2 is angle a + 90° for every a < M/2 (within turn_pair_tolerance).
 std::string turned_pairs_problem(const Geometry& geometry);
 
-/// Throws InvalidInput ("--turn-symmetry: " + turned_pairs_problem) when there is one.
-void check_turned_pairs(const Geometry& geometry);
+/// Throws InvalidInput (`option`: turned_pairs_problem) when there is one.
+void check_turned_pairs(const Geometry& geometry, const char* option = "--turn-symmetry");
+
+/// Whether `mode` turns the scan: off never; on always, the angles checked (InvalidInput
+/// naming `option`); auto when the angles pair up, with the reason either way in `why`.
+bool turn_chosen(TurnSymmetry mode, const Geometry& geometry, const char* option, std::string& why);
 
 /// The same image and detector with the first half of the angles.
 Geometry first_half(const Geometry& geometry);

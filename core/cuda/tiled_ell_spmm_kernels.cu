@@ -10,6 +10,7 @@
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_code.hpp"
 #include "core/cuda/spmm_launch.hpp"
+#include "core/cuda/tiled_ell_args.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/instantiate.hpp"
 
@@ -31,23 +32,7 @@ int tiled_max_threads(int factor, std::size_t value_size) {
     return factor * static_cast<int>(value_size) >= 128 ? 512 : 1024;
 }
 
-// The device arrays of a tiled ELL matrix, passed by value.
-template <typename V, typename I>
-struct TiledArgs {
-    size_type rows;
-    size_type block_rows;
-    size_type warps_per_block;
-    const size_type* __restrict__ buffdispl;
-    const size_type* __restrict__ mapdispl;
-    const I* __restrict__ map;
-    const size_type* __restrict__ warpdispl;
-    const std::uint16_t* __restrict__ index;
-    const V* __restrict__ values;                     // null when the values are half
-    const std::uint16_t* __restrict__ half_values;    // IEEE half bits, or null
-    // Distance between the staged columns in shared memory: max_stage_entries made odd, so
-    // that the R threads storing one staged row hit R different banks.
-    int stage_stride;
-};
+using detail::TiledArgs;
 
 // One block per row block (blockDim.x == block_rows), blockIdx.y picks the column tile
 // k0 = k_first + blockIdx.y*R; columns at or beyond k_end (only in a tail launch) are
@@ -141,10 +126,6 @@ void launch_factor(int factor, const TiledArgs<V, I>& args, size_type blocks,
     }
 }
 
-int stage_stride(size_type max_stage_entries) {
-    return static_cast<int>(max_stage_entries % 2 == 1 ? max_stage_entries : max_stage_entries + 1);
-}
-
 size_type shared_bytes_for(int stride, int factor, std::size_t value_size) {
     return static_cast<size_type>(stride) * factor * static_cast<size_type>(value_size);
 }
@@ -175,13 +156,12 @@ TiledEllLaunch plan_with_limits(const DeviceTiledEll<V, I>& a, size_type k, int 
                              "block_rows " + std::to_string(a.block_rows()) +
                                  " must be a multiple of 32 of at most 1024 for the cuda kernel "
                                  "(one thread per row)");
-    const int stride = stage_stride(a.max_stage_entries());
+    const int stride = detail::stage_stride(a.max_stage_entries());
     int factor = requested != 0 ? requested : automatic_factor(k);
     // Fit the staging buffer and the launch bounds by halving the register tile; a tile of
     // our choosing also leaves room for resident_blocks_wanted blocks per multiprocessor.
     const size_type budget =
-        requested != 0 ? limits.shared_per_block_optin
-                       : std::min(limits.shared_per_block_optin, limits.shared_per_multiprocessor / resident_blocks_wanted);
+        requested != 0 ? limits.shared_per_block_optin : detail::shared_budget(limits, resident_blocks_wanted);
     while (factor > 4 && (shared_bytes_for(stride, factor, sizeof(V)) > budget ||
                           a.block_rows() > tiled_max_threads(factor, sizeof(V))))
         factor /= 2;
@@ -229,9 +209,7 @@ TiledEllLaunch spmm_tiled_ell(const DeviceTiledEll<V, I>& a, InputView<V> b,
     const TiledEllLaunch launch = plan_with_limits(a, k, register_factor, limits);
     if (a.rows() == 0 || k == 0) return launch;
 
-    TiledArgs<V, I> args{a.rows(),     a.block_rows(), a.warps_per_block(), a.buffdispl(),
-                         a.mapdispl(), a.map(),        a.warpdispl(),       a.index(),
-                         a.values(),   a.half_values(), stage_stride(a.max_stage_entries())};
+    const TiledArgs<V, I> args = detail::tiled_args(a);
     const int factor = launch.register_factor;
     const size_type blocks = a.num_blocks();
     // Main launch over the full tiles, then halving widths for what is left (as on the cpu);

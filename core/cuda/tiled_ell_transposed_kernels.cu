@@ -12,6 +12,7 @@
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_code.hpp"
 #include "core/cuda/spmm_launch.hpp"
+#include "core/cuda/tiled_ell_args.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/instantiate.hpp"
 
@@ -21,34 +22,19 @@ namespace {
 
 constexpr int warp_size = 32;
 
-// A's device arrays, passed by value.
-template <typename V, typename I>
-struct TransposedArgs {
-    size_type rows;
-    size_type block_rows;
-    const size_type* __restrict__ buffdispl;
-    const size_type* __restrict__ mapdispl;
-    const I* __restrict__ map;
-    const size_type* __restrict__ warpdispl;
-    const std::uint16_t* __restrict__ index;
-    const V* __restrict__ values;                   // null when the values are half
-    const std::uint16_t* __restrict__ half_values;  // IEEE half bits, or null
-    // Distance between the staged columns' buffers: the stage size made odd, so that R
-    // threads touching one staged entry hit R different banks.
-    int stage_stride;
-};
+using detail::TiledArgs;
 
 // Columns k0 = blockIdx.y*R onwards of the k that B, C and the scratch (row stride ld_sums)
 // have from their pointers on. Shared memory: buf[kk*stage_stride + n] sums column k0+kk of
 // the stage's n-th mapped row.
 template <int R, typename V, typename I>
-__global__ void transposed_kernel(TransposedArgs<V, I> a, const V* __restrict__ b, size_type ldb,
+__global__ void transposed_kernel(TiledArgs<V, I> a, const V* __restrict__ b, size_type ldb,
                                   V* __restrict__ sums, size_type k, size_type ld_sums) {
     TESSEL_DYNAMIC_SHARED(V, buf);
     const size_type block = blockIdx.x, k0 = static_cast<size_type>(blockIdx.y) * R;
     const int active = k - k0 < R ? static_cast<int>(k - k0) : R;
     const int lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
-    const size_type warps = a.block_rows / warp_size;
+    const size_type warps = a.warps_per_block;
     const size_type row = block * a.block_rows + threadIdx.x;
     const int stride = a.stage_stride;
     V x[R];
@@ -100,14 +86,14 @@ constexpr size_type resident_blocks_wanted = 6;
 // a multiprocessor (at least one column, whose buffer must fit one block).
 int transposed_factor(size_type k, int stride, std::size_t value_size, const detail::DeviceLimits& limits) {
     int factor = k >= 8 ? 8 : k >= 4 ? 4 : k >= 2 ? 2 : 1;
-    const size_type budget = std::min(limits.shared_per_block_optin, limits.shared_per_multiprocessor / resident_blocks_wanted);
+    const size_type budget = detail::shared_budget(limits, resident_blocks_wanted);
     while (factor > 1 && static_cast<size_type>(stride) * factor * static_cast<size_type>(value_size) > budget)
         factor /= 2;
     return factor;
 }
 
 template <int R, typename V, typename I>
-void launch_transposed(const TransposedArgs<V, I>& args, size_type blocks, DenseView<const V> b, V* sums,
+void launch_transposed(const TiledArgs<V, I>& args, size_type blocks, DenseView<const V> b, V* sums,
                        size_type shared, const detail::DeviceLimits& limits, cudaStream_t stream) {
     if (shared > limits.shared_per_block)
         TESSEL_CUDA_CHECK(cudaFuncSetAttribute(transposed_kernel<R, V, I>, cudaFuncAttributeMaxDynamicSharedMemorySize,
@@ -139,7 +125,8 @@ void spmm_tiled_ell_transposed(const DeviceTiledEll<V, I>& a, InputView<V> b, De
     const size_type k = b.cols;
     if (k == 0 || c.rows == 0) return;
     const auto limits = detail::current_device_limits();
-    const int stride = static_cast<int>(a.max_stage_entries() | 1);
+    const TiledArgs<V, I> args = detail::tiled_args(a);
+    const int stride = args.stage_stride;
     const int factor = transposed_factor(k, stride, sizeof(V), limits);
     const size_type shared = static_cast<size_type>(stride) * factor * static_cast<size_type>(sizeof(V));
     if (shared > limits.shared_per_block_optin)
@@ -151,8 +138,6 @@ void spmm_tiled_ell_transposed(const DeviceTiledEll<V, I>& a, InputView<V> b, De
     V* sums = static_cast<V*>(scratch.get());
     TESSEL_CUDA_CHECK(cudaMemsetAsync(sums, 0, static_cast<std::size_t>(c.rows * k) * sizeof(V), stream));
     if (a.num_blocks() > 0) {
-        const TransposedArgs<V, I> args{a.rows(),      a.block_rows(), a.buffdispl(),   a.mapdispl(), a.map(),
-                                        a.warpdispl(), a.index(),      a.values(),      a.half_values(), stride};
         switch (factor) {
         case 8: launch_transposed<8>(args, a.num_blocks(), b, sums, shared, limits, stream); break;
         case 4: launch_transposed<4>(args, a.num_blocks(), b, sums, shared, limits, stream); break;
