@@ -13,7 +13,8 @@
 namespace tessel::xct {
 
 /// Bumped whenever the file layout or the operator a geometry gives changes.
-inline constexpr int operator_cache_version = 2;
+/// 3: a ray taken as parallel to an axis on a grid line keeps one pixel row (90°, 180°).
+inline constexpr int operator_cache_version = 3;
 
 /// The key: format version, image size, channels, every angle's bits, order and tile, block
 /// and buffer sizes, value type and half storage, transpose form. (The rotation centre is not

@@ -85,24 +85,35 @@ void trace_ray(size_type n, double theta, double rho, Visit&& visit) {
     double tx = next_x(), ty = next_y();
     double t = t_in;
     const long long last = static_cast<long long>(n) - 1;
+    // The pixel (ix, iy) is found from the midpoint of the first kept segment, then stepped at
+    // each grid line crossed: the floors of a midpoint per segment were most of the walk's work.
+    // It is clamped only where rounding puts it a pixel outside the box at an edge.
+    long long ix = 0, iy = 0;
+    bool placed = false;
     while (true) {
         const double t_next = std::min({tx, ty, t_out});
         const double length = t_next - t;
         if (length > min_segment) {
-            const double tm = 0.5 * (t + t_next);
-            long long ix = static_cast<long long>(std::floor(px + tm * dx + half));
-            long long iy = static_cast<long long>(std::floor(py + tm * dy + half));
-            ix = std::clamp(ix, 0LL, last);
-            iy = std::clamp(iy, 0LL, last);
-            visit(static_cast<size_type>(iy * static_cast<long long>(n) + ix), length);
+            if (!placed) {  // a line taken as parallel to an axis keeps its coordinate on it
+                const double tm = 0.5 * (t + t_next);
+                ix = static_cast<long long>(std::floor((moves_x ? px + tm * dx : px) + half));
+                iy = static_cast<long long>(std::floor((moves_y ? py + tm * dy : py) + half));
+                placed = true;
+            }
+            const bool inside = static_cast<unsigned long long>(ix) <= static_cast<unsigned long long>(last) &&
+                                static_cast<unsigned long long>(iy) <= static_cast<unsigned long long>(last);
+            const long long cx = inside ? ix : std::clamp(ix, 0LL, last), cy = inside ? iy : std::clamp(iy, 0LL, last);
+            visit(static_cast<size_type>(cy * static_cast<long long>(n) + cx), length);
         }
         if (t_next >= t_out) break;
         if (tx <= t_next) {
             kx += kx_step;
+            ix += kx_step;
             tx = next_x();
         }
         if (ty <= t_next) {
             ky += ky_step;
+            iy += ky_step;
             ty = next_y();
         }
         t = t_next;

@@ -28,10 +28,11 @@ void clear_block_slots(TiledEll<V, I>& t, size_type first, size_type last) {
 /// and values, or half_values when `half` (padding: index 0, value 0; cleared by all threads,
 /// since the first touch of gigabytes of fresh pages can cost seconds on one). Stage s of a
 /// block holds distinct columns [s·buffer_entries, (s+1)·buffer_entries). `widths[b]` has
-/// stages × warps entries.
+/// stages × warps entries. `clear` false leaves the slots unwritten for a caller that writes
+/// every one, padding included (one pass over the bulk fewer).
 template <typename V, typename I>
 void lay_out_tiled_ell(TiledEll<V, I>& t, const std::vector<size_type>& distinct,
-                       const std::vector<std::vector<size_type>>& widths, bool half = false) {
+                       const std::vector<std::vector<size_type>>& widths, bool half = false, bool clear = true) {
     const size_type warps = t.warps_per_block(), be = t.config.buffer_entries;
     const size_type blocks = static_cast<size_type>(widths.size());
     t.buffdispl.assign(static_cast<std::size_t>(blocks + 1), 0);
@@ -56,6 +57,7 @@ void lay_out_tiled_ell(TiledEll<V, I>& t, const std::vector<size_type>& distinct
         t.half_values.resize(stored);
     else
         t.values.resize(stored);
+    if (!clear) return;
 #pragma omp parallel for schedule(static)
     for (size_type b = 0; b < blocks; ++b) clear_block_slots(t, b, b + 1);
 }

@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "core/aligned_allocator.hpp"
 #include "core/formats/tiled_ell.hpp"
 
 namespace tessel {
@@ -14,8 +15,10 @@ namespace tessel {
 template <typename ValueType, typename IndexType>
 struct RowBlock {
     std::vector<size_type> row_ptr;
-    std::vector<IndexType> col;
-    std::vector<ValueType> values;
+    // LargeArray: a source may resize() for a row's room and write it through pointers,
+    // without the zeroing a std::vector would do first.
+    LargeArray<IndexType> col;
+    LargeArray<ValueType> values;
     /// Empties the block for rows to be appended with add() and end_row().
     void clear() {
         row_ptr.assign(1, 0);

@@ -2,10 +2,13 @@
 // miss the image, rays through pixel corners, rays along the box edges.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numbers>
 #include <random>
+#include <utility>
+#include <vector>
 
 #include "apps/xct/geometry.hpp"
 #include "apps/xct/siddon.hpp"
@@ -146,5 +149,64 @@ TEST_CASE("every pixel on a general line is visited once, in order along it", "[
         const long long a = entries[i - 1].pixel, b = entries[i].pixel;
         CHECK(std::abs(a % 64 - b % 64) <= 1);
         CHECK(std::abs(a / 64 - b / 64) <= 1);
+    }
+}
+
+namespace {
+
+// Siddon's original form, independent of the walk: every grid crossing's parameter, sorted,
+// and for each gap longer than min_segment the pixel holding its midpoint (clamped to the box).
+std::vector<RayEntry> sorted_crossings_trace(size_type n, double theta, double rho) {
+    const double c = std::cos(theta), s = std::sin(theta), dx = -s, dy = c, px = rho * c, py = rho * s;
+    const double h = 0.5 * double(n), len = chord(h, theta, rho);
+    if (!(len > min_segment)) return {};
+    double t_in = -1e300;
+    for (auto [p, d] : {std::pair{px, dx}, std::pair{py, dy}})
+        if (std::abs(d) > 1e-12) t_in = std::max(t_in, std::min((-h - p) / d, (h - p) / d));
+    const double t_out = t_in + len;
+    std::vector<double> ts{t_in, t_out};
+    for (auto [p, d] : {std::pair{px, dx}, std::pair{py, dy}})
+        if (std::abs(d) > 1e-12)
+            for (size_type k = 1; k < n; ++k) {
+                const double t = (double(k) - h - p) / d;
+                if (t > t_in && t < t_out) ts.push_back(t);
+            }
+    std::sort(ts.begin(), ts.end());
+    std::vector<RayEntry> out;
+    for (std::size_t i = 1; i < ts.size(); ++i) {
+        if (!(ts[i] - ts[i - 1] > min_segment)) continue;
+        const double tm = 0.5 * (ts[i] + ts[i - 1]);
+        const auto cell = [&](double v) {
+            return std::clamp<long long>(static_cast<long long>(std::floor(v + h)), 0, static_cast<long long>(n) - 1);
+        };
+        // A line within 1e-12 of parallel to an axis keeps its coordinate on that axis.
+        const double x = std::abs(dx) > 1e-12 ? px + tm * dx : px, y = std::abs(dy) > 1e-12 ? py + tm * dy : py;
+        out.push_back({cell(y) * n + cell(x), ts[i] - ts[i - 1]});
+    }
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("the walk visits the pixels of Siddon's sorted crossings, in the same order", "[xct][siddon]") {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> angle(0.0, 2 * pi), offset(-1.0, 1.0);
+    for (const size_type n : {1, 2, 7, 64, 255}) {
+        const double h = 0.5 * double(n);
+        std::vector<std::pair<double, double>> rays;  // (theta, rho)
+        for (int i = 0; i < 3000; ++i) rays.emplace_back(angle(rng), offset(rng) * h);
+        for (int a = 0; a < 16; ++a)  // multiples of 22.5 degrees on pixel edges, corners and centres
+            for (int k = -4 * int(n); k <= 4 * int(n); k += std::max(1, int(n) / 8)) rays.emplace_back(a * pi / 8, k / 4.0);
+        for (const double tiny : {1e-11, 1e-9, 1e-6}) rays.emplace_back(tiny, 0.37 * h);  // nearly vertical
+        for (const auto& [theta, rho] : rays) {
+            const auto walk = trace(n, theta, rho);
+            const auto reference = sorted_crossings_trace(n, theta, rho);
+            INFO("n " << n << " theta " << theta << " rho " << rho);
+            REQUIRE(walk.size() == reference.size());
+            for (std::size_t i = 0; i < walk.size(); ++i) {
+                REQUIRE(walk[i].pixel == reference[i].pixel);
+                REQUIRE(walk[i].length == Approx(reference[i].length).margin(1e-12));
+            }
+        }
     }
 }
