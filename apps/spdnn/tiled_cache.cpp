@@ -9,6 +9,7 @@
 #include "apps/spdnn/cache.hpp"
 #include "core/app/memory_check.hpp"
 #include "core/error.hpp"
+#include "core/formats/tiled_ell_check.hpp"
 
 namespace tessel::spdnn {
 
@@ -85,22 +86,11 @@ private:
     std::string group_;
 };
 
-// Every column, local index, value and the order of a layer whose sizes agree.
+// Every column, local index (core's structure check), value and the order of a layer whose
+// sizes agree.
 void check_entries(const LayerReader& r, const PreparedLayer& p, size_type neurons) {
     const auto& t = p.ell;
-    for (std::size_t i = 0; i < t.map.size(); ++i)
-        if (t.map[i] < 0 || t.map[i] >= neurons)
-            r.fail("map", "column " + std::to_string(t.map[i]) + " at " + std::to_string(i) + " outside 0.." +
-                              std::to_string(neurons - 1));
-    const size_type warps = t.warps_per_block();
-    for (size_type s = 0; s < t.num_stages(); ++s) {
-        const size_type entries = t.mapdispl[s + 1] - t.mapdispl[s];
-        for (size_type e = t.warpdispl[s * warps] * warp; e < t.warpdispl[(s + 1) * warps] * warp; ++e)
-            if (t.index[e] >= entries)
-                r.fail("index", "local index " + std::to_string(t.index[e]) + " at " + std::to_string(e) +
-                                    " outside the " + std::to_string(entries) + " entries of stage " +
-                                    std::to_string(s));
-    }
+    if (const std::string error = tiled_ell_structure_error(t); !error.empty()) r.fail("", error);
     for (std::size_t e = 0; e < t.values.size(); ++e)
         if (!std::isfinite(t.values[e])) r.fail("values", "value at " + std::to_string(e) + " is not finite");
     if (p.order.empty()) return;

@@ -1,7 +1,5 @@
 #include "core/formats/tiled_ell_check.hpp"
 
-#include <atomic>
-
 #include "core/instantiate.hpp"
 
 namespace tessel {
@@ -21,22 +19,29 @@ std::string offsets_error(const char* name, const std::vector<size_type>& d, siz
     return "";
 }
 
-// The first slot whose local index lies beyond its stage's staged entries, or -1.
+// The first slot whose local index lies beyond its stage's staged entries, as
+// "index: local index X at E outside the N entries of stage S", or "".
 template <typename V, typename I>
-long long first_bad_index(const TiledEll<V, I>& t) {
+std::string bad_index_error(const TiledEll<V, I>& t) {
     const size_type warps = t.warps_per_block(), w = TiledEll<V, I>::warp_size;
-    std::atomic<long long> bad{-1};
+    long long first_slot = -1, its_stage = -1;
 #pragma omp parallel for schedule(dynamic, 64)
     for (size_type s = 0; s < t.num_stages(); ++s) {
         const size_type entries = t.mapdispl[s + 1] - t.mapdispl[s];
         for (size_type e = t.warpdispl[s * warps] * w; e < t.warpdispl[(s + 1) * warps] * w; ++e)
             if (t.index[e] >= entries && (t.index[e] != 0 || entries != 0)) {
-                long long expected = -1;
-                bad.compare_exchange_strong(expected, e);
+#pragma omp critical(tessel_tiled_ell_check)
+                if (first_slot < 0 || e < first_slot) {
+                    first_slot = e;
+                    its_stage = s;
+                }
                 break;
             }
     }
-    return bad;
+    if (first_slot < 0) return "";
+    const size_type entries = t.mapdispl[its_stage + 1] - t.mapdispl[its_stage];
+    return "index: local index " + std::to_string(t.index[first_slot]) + " at " + std::to_string(first_slot) +
+           " outside the " + std::to_string(entries) + " entries of stage " + std::to_string(its_stage);
 }
 
 }  // namespace
@@ -59,13 +64,13 @@ std::string tiled_ell_structure_error(const TiledEll<V, I>& t) {
     if (e.empty()) e = offsets_error("warpdispl", t.warpdispl, pairs + 1, 0, be);
     if (!e.empty()) return e;
     for (std::size_t i = 0; i < t.map.size(); ++i)
-        if (t.map[i] < 0 || t.map[i] >= t.cols) return "map entry " + std::to_string(i) + " is no column";
+        if (t.map[i] < 0 || t.map[i] >= t.cols)
+            return "map: column " + std::to_string(t.map[i]) + " at " + std::to_string(i) + " outside 0.." +
+                   std::to_string(t.cols - 1);
     if (t.stored() % w != 0 || t.warpdispl.back() != t.stored() / w) return "the slots do not fill index";
     if (static_cast<size_type>(t.stores_half() ? t.half_values.size() : t.values.size()) != t.stored())
         return "the values do not fill the slots";
-    const long long bad = first_bad_index(t);
-    if (bad >= 0) return "slot " + std::to_string(bad) + " indexes beyond its stage";
-    return "";
+    return bad_index_error(t);
 }
 
 #define TESSEL_INSTANTIATE(V, I) template std::string tiled_ell_structure_error(const TiledEll<V, I>&);

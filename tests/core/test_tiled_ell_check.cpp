@@ -17,10 +17,13 @@ TEST_CASE("built tiled ELL matrices pass the structure check; broken ones are na
 
     auto broken = a;
     broken.map[5] = 9000;
-    CHECK(tiled_ell_structure_error(broken) == "map entry 5 is no column");
+    CHECK(tiled_ell_structure_error(broken) == "map: column 9000 at 5 outside 0..8999");
     broken = a;
-    broken.index[3] = std::uint16_t(broken.mapdispl[1] - broken.mapdispl[0]);
-    CHECK(tiled_ell_structure_error(broken) == "slot 3 indexes beyond its stage");
+    const size_type entries = broken.mapdispl[1] - broken.mapdispl[0];
+    broken.index[3] = std::uint16_t(entries);
+    broken.index[40] = std::uint16_t(entries + 1);
+    CHECK(tiled_ell_structure_error(broken) == "index: local index " + std::to_string(entries) + " at 3 outside the " +
+                                                   std::to_string(entries) + " entries of stage 0");
     broken = a;
     broken.mapdispl.back() += 1;
     CHECK(tiled_ell_structure_error(broken) == "mapdispl does not end at map");

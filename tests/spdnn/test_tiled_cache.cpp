@@ -177,14 +177,14 @@ TEST_CASE("damaged stored tiled layers are refused naming file, dataset and prob
         auto bad = good;
         bad.ell.map[3] = static_cast<Index>(n + 5);
         write_tiled_only(path, bad, layout, n);
-        CHECK_THROWS_WITH(read_first(path, n, layout), Catch::Contains(at + "/map: column 261 at 3 outside 0..255"));
+        CHECK_THROWS_WITH(read_first(path, n, layout), Catch::Contains(at + ": map: column 261 at 3 outside 0..255"));
     }
     SECTION("a local index beyond its stage") {
         auto bad = good;
         bad.ell.index[0] = 60000;
         write_tiled_only(path, bad, layout, n);
         CHECK_THROWS_WITH(read_first(path, n, layout),
-                          Catch::Contains(at + "/index: local index 60000 at 0 outside the " +
+                          Catch::Contains(at + ": index: local index 60000 at 0 outside the " +
                                           std::to_string(good.ell.mapdispl[1]) + " entries of stage 0"));
     }
     SECTION("an order that is no permutation") {
