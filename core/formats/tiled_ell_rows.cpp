@@ -176,7 +176,7 @@ bool place_entries(const RowBlock<V, I>& rows, size_type r0, const ColumnSet& co
 // Pads the slots no entry took (index 0, value 0): the arrays were left unwritten.
 template <typename V>
 void pad_rest(const BlockSlots<V>& out, const size_type* count) {
-    constexpr size_type w = 32;
+    constexpr size_type w = TiledEll<V, std::int32_t>::warp_size;
     for (size_type st = 0; st < out.stages; ++st)
         for (size_type r = 0; r < out.rows_per_block; ++r) {
             const size_type* wd = out.warp_first + st * out.warps + r / w;
@@ -197,7 +197,6 @@ TiledEll<V, I> tiled_ell_from_row_blocks(size_type rows, size_type cols, const R
     check_tiled_ell_config(config);
     if (rows < 0 || cols < 0)
         TESSEL_INVALID_INPUT("row block source", 0, "negative size " + std::to_string(rows) + " x " + std::to_string(cols));
-    static_assert(TiledEll<V, I>::warp_size == 32, "pad_rest assumes warps of 32 rows");
     constexpr size_type w = TiledEll<V, I>::warp_size;
     const size_type br = config.block_rows, be = config.buffer_entries, warps = br / w;
     const size_type blocks = (rows + br - 1) / br;

@@ -39,8 +39,8 @@ using RowBlockSource = std::function<void(size_type first, size_type last, RowBl
 
 /// The tiled ELL form of the rows × cols matrix whose rows `source` gives, array for array the
 /// same as tiled_ell_from_csr on the whole CSR matrix (blocks built in parallel, two calls of
-/// the source per block, memory beyond the result: each block's distinct columns and one
-/// block of rows per thread). Throws InvalidInput for a bad configuration or rows that do not
+/// the source per block, memory beyond the result: each block's distinct columns, and per
+/// thread one block of rows, a bit per column and an index per column). Throws InvalidInput for a bad configuration or rows that do not
 /// fit (column out of range, wrong row count) and Error when the two calls differ.
 /// half_values: the values go straight to IEEE half (as store_values_in_half, never held in
 /// ValueType; InvalidInput for a value that is not finite or beyond ±65504).
