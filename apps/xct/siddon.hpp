@@ -100,9 +100,7 @@ void trace_ray(size_type n, double theta, double rho, Visit&& visit) {
                 iy = static_cast<long long>(std::floor((moves_y ? py + tm * dy : py) + half));
                 placed = true;
             }
-            const bool inside = static_cast<unsigned long long>(ix) <= static_cast<unsigned long long>(last) &&
-                                static_cast<unsigned long long>(iy) <= static_cast<unsigned long long>(last);
-            const long long cx = inside ? ix : std::clamp(ix, 0LL, last), cy = inside ? iy : std::clamp(iy, 0LL, last);
+            const long long cx = std::clamp(ix, 0LL, last), cy = std::clamp(iy, 0LL, last);
             visit(static_cast<size_type>(cy * static_cast<long long>(n) + cx), length);
         }
         if (t_next >= t_out) break;

@@ -2,8 +2,6 @@
 // tiled transpose.
 #include "apps/xct/tiled_system_matrix.hpp"
 
-#include <vector>
-
 #include "apps/xct/siddon.hpp"
 #include "core/error.hpp"
 #include "core/formats/tiled_ell_rows.hpp"
@@ -18,7 +16,8 @@ namespace {
 // the O(1) bound (a capacity check per entry was a visible share of the build); a ray the
 // bound missed (a line through pixel corners) is traced again with room for all of it.
 template <typename V>
-void append_ray(size_type n, double theta, double rho, const std::vector<Index>& position, RowBlock<V, Index>& out) {
+void append_ray(size_type n, double theta, double rho, const partition::Permutation& position,
+                RowBlock<V, Index>& out) {
     const std::size_t used = out.col.size();
     std::size_t room = static_cast<std::size_t>(bound_ray(n, theta, rho)) + 2, m = 0;
     while (true) {
@@ -29,7 +28,7 @@ void append_ray(size_type n, double theta, double rho, const std::vector<Index>&
         m = 0;
         trace_ray(n, theta, rho, [&](size_type pixel, double length) {
             if (m < room) {
-                col[m] = position[pixel];
+                col[m] = static_cast<Index>(position[pixel]);
                 value[m] = static_cast<V>(length);
             }
             ++m;
@@ -48,14 +47,11 @@ template <typename V>
 TiledEll<V, Index> trace_tiled(const Geometry& g, const Ordering& o, size_type first, size_type last,
                                const TiledEllConfig& config, bool half_values) {
     TESSEL_ENSURE_DIMS(0 <= first && first <= last && last <= g.num_rays(), "trace_tiled: bad ray range");
-    // The pixels' positions as Index: half the bytes of the ordering's table, which every
-    // traced entry looks up.
-    const std::vector<Index> position(o.pixel_position.begin(), o.pixel_position.end());
     // Rows of one block: each ray traced in order along it, as build_rows writes them.
     const RowBlockSource<V, Index> rays = [&](size_type r0, size_type r1, RowBlock<V, Index>& out) {
         for (size_type i = first + r0; i < first + r1; ++i) {
             const size_type ray = o.rays[i];
-            append_ray(g.n, g.theta[ray / g.num_rho], g.rho(ray % g.num_rho), position, out);
+            append_ray(g.n, g.theta[ray / g.num_rho], g.rho(ray % g.num_rho), o.pixel_position, out);
         }
     };
     return tiled_ell_from_row_blocks<V, Index>(last - first, g.num_pixels(), rays, config, half_values);
