@@ -6,6 +6,7 @@
 
 #include "core/comm/row_sum_table.hpp"
 #include "core/cuda/row_sums.hpp"
+#include "core/cuda/transfer.hpp"
 #include "core/error.hpp"
 
 namespace tessel::comm {
@@ -67,14 +68,13 @@ void DeviceExchangeExecutor<V>::start(int step, DenseView<const V> in, DenseView
         pending.send_host_.reserve(sent);
         pending.recv_host_.reserve(received);
         if (sent > 0)
-            TESSEL_CUDA_CHECK(cudaMemcpyAsync(pending.send_host_.data(), pending.send_.data(),
-                                              sent * sizeof(V), cudaMemcpyDeviceToHost, stream()));
+            cuda::copy_to_host(pending.send_host_.data(), pending.send_.data(), sent * sizeof(V), stream());
         send = pending.send_host_.data();
         recv = pending.recv_host_.data();
     }
     // MPI reads the send buffer and writes the receive buffer outside the stream's order:
     // everything enqueued so far (the packing, and any earlier use of these buffers) must be done.
-    TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    cuda::synchronize_stream(stream());
     host_.post(step, w, send, recv, pending.messages_);
     // The rows that stay, while the messages travel.
     cuda::device::fill_zero(out, stream());
@@ -92,8 +92,7 @@ void DeviceExchangeExecutor<V>::finish(Pending& pending) {
     host_.wait(pending.messages_);
     const size_type received = st.rows_received() * w;
     if (staging_ == DeviceStaging::host && received > 0)
-        TESSEL_CUDA_CHECK(cudaMemcpyAsync(pending.recv_.data(), pending.recv_host_.data(),
-                                          received * sizeof(V), cudaMemcpyHostToDevice, stream()));
+        cuda::copy_to_device(pending.recv_.data(), pending.recv_host_.data(), received * sizeof(V), stream());
     cuda::device::add_row_sums(DenseView<const V>(pending.recv_.data(), st.rows_received(), w),
                                d.recv_rows.data(), d.recv_ptr.data(), d.recv_sources.data(),
                                d.recv_targets, pending.out_, stream());

@@ -60,8 +60,7 @@ DeviceBuffer<V> upload_matrix(DenseView<const V> m, cudaStream_t stream) {
     const size_type outer = m.layout == Layout::row_major ? m.rows : m.cols;
     DeviceBuffer<V> d(inner * outer);
     if (d.empty()) return d;
-    TESSEL_CUDA_CHECK(cudaMemcpy2DAsync(d.data(), inner * sizeof(V), m.data, m.ld * sizeof(V), inner * sizeof(V),
-                                        outer, cudaMemcpyHostToDevice, stream));
+    copy_2d_to_device(d.data(), inner * sizeof(V), m.data, m.ld * sizeof(V), inner * sizeof(V), outer, stream);
     return d;
 }
 
@@ -71,9 +70,8 @@ void download_matrix(const DeviceBuffer<V>& d, DenseView<V> m, cudaStream_t stre
     const size_type inner = m.layout == Layout::row_major ? m.cols : m.rows;
     const size_type outer = m.layout == Layout::row_major ? m.rows : m.cols;
     if (d.empty()) return;
-    TESSEL_CUDA_CHECK(cudaMemcpy2DAsync(m.data, m.ld * sizeof(V), d.data(), inner * sizeof(V), inner * sizeof(V),
-                                        outer, cudaMemcpyDeviceToHost, stream));
-    TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream));
+    copy_2d_to_host(m.data, m.ld * sizeof(V), d.data(), inner * sizeof(V), inner * sizeof(V), outer, stream);
+    synchronize_stream(stream);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "core/cuda/transfer.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/spmm_launch.hpp"
 #include "core/cuda/device_spmm.hpp"
@@ -109,6 +110,7 @@ void spmm_cusparse(const DeviceCsr<V, I>& a, InputView<V> b, DenseView<V> c,
             mat_a.descr, mat_b.descr, &beta, mat_c.descr, type, alg, &workspace_bytes));
     }
     detail::StreamScratch workspace(workspace_bytes, stream);
+    cuda::count_library_launch();
     TESSEL_CUSPARSE_CHECK(cusparseSpMM(h, CUSPARSE_OPERATION_NON_TRANSPOSE,
                                        CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mat_a.descr,
                                        mat_b.descr, &beta, mat_c.descr, type, alg,

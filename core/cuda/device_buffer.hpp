@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/transfer.hpp"
 #include "core/dense.hpp"
 #include "core/error.hpp"
 #include "core/types.hpp"
@@ -69,8 +70,7 @@ public:
                            "device buffer upload: " + std::to_string(count) + " elements at " +
                                std::to_string(offset) + " into " + std::to_string(count_));
         if (count == 0) return;
-        TESSEL_CUDA_CHECK(cudaMemcpyAsync(data_ + offset, host, count * sizeof(T),
-                                          cudaMemcpyHostToDevice, stream));
+        copy_to_device(data_ + offset, host, count * sizeof(T), stream);
     }
     /// Copies elements offset .. offset+count-1 to host[0 .. count) and waits for `stream`.
     void download(T* host, size_type count, cudaStream_t stream = nullptr,
@@ -80,9 +80,8 @@ public:
                                " elements at " + std::to_string(offset) + " from " +
                                std::to_string(count_));
         if (count == 0) return;
-        TESSEL_CUDA_CHECK(cudaMemcpyAsync(host, data_ + offset, count * sizeof(T),
-                                          cudaMemcpyDeviceToHost, stream));
-        TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream));
+        copy_to_host(host, data_ + offset, count * sizeof(T), stream);
+        synchronize_stream(stream);
     }
     /// Sets every byte to zero, ordered on `stream`.
     void fill_zero(cudaStream_t stream = nullptr) {
@@ -128,20 +127,16 @@ public:
     void upload(DenseView<const ValueType> host, cudaStream_t stream = nullptr) {
         check_host(host.rows, host.cols, host.layout, "upload");
         if (rows_ == 0 || cols_ == 0) return;
-        TESSEL_CUDA_CHECK(cudaMemcpy2DAsync(storage_.data(), ld_ * sizeof(ValueType), host.data,
-                                            host.ld * sizeof(ValueType),
-                                            cols_ * sizeof(ValueType), rows_,
-                                            cudaMemcpyHostToDevice, stream));
+        copy_2d_to_device(storage_.data(), ld_ * sizeof(ValueType), host.data, host.ld * sizeof(ValueType),
+                          cols_ * sizeof(ValueType), rows_, stream);
     }
     /// Copies into a row-major host matrix of the same shape (any ld) and waits for `stream`.
     void download(DenseView<ValueType> host, cudaStream_t stream = nullptr) const {
         check_host(host.rows, host.cols, host.layout, "download");
         if (rows_ == 0 || cols_ == 0) return;
-        TESSEL_CUDA_CHECK(cudaMemcpy2DAsync(host.data, host.ld * sizeof(ValueType),
-                                            storage_.data(), ld_ * sizeof(ValueType),
-                                            cols_ * sizeof(ValueType), rows_,
-                                            cudaMemcpyDeviceToHost, stream));
-        TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream));
+        copy_2d_to_host(host.data, host.ld * sizeof(ValueType), storage_.data(), ld_ * sizeof(ValueType),
+                        cols_ * sizeof(ValueType), rows_, stream);
+        synchronize_stream(stream);
     }
     void fill_zero(cudaStream_t stream = nullptr) { storage_.fill_zero(stream); }
 

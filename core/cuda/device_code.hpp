@@ -5,6 +5,8 @@
 
 #include <cuda_runtime.h>
 
+#include "core/device_traffic.hpp"
+
 #if defined(TESSEL_CUDA_SIM)
 #include "core/cuda/sim/launch.hpp"
 #endif
@@ -32,8 +34,9 @@ void store_volatile(SharedPtr<T> p, T value) {
 }
 
 /// kernel<<<grid, block, shared_bytes, stream>>>(args...) is TESSEL_LAUNCH(grid, block,
-/// shared_bytes, stream, kernel)(args...).
+/// shared_bytes, stream, kernel)(args...); every launch is counted (core/device_traffic.hpp).
 #define TESSEL_LAUNCH(grid, block, shared_bytes, stream, ...) \
+    ::tessel::device_traffic::count_launch(), \
     ::tessel::sim::kernel_launch(#__VA_ARGS__, __VA_ARGS__, grid, block, shared_bytes, stream)
 /// `__shared__ T name[count]`, used through SharedPtr<T> name.
 #define TESSEL_SHARED_ARRAY(T, name, count)   \
@@ -49,7 +52,7 @@ template <typename T>
 using SharedPtr = T*;
 
 #define TESSEL_LAUNCH(grid, block, shared_bytes, stream, ...) \
-    __VA_ARGS__<<<grid, block, shared_bytes, stream>>>
+    ::tessel::device_traffic::count_launch(), __VA_ARGS__<<<grid, block, shared_bytes, stream>>>
 #define TESSEL_SHARED_ARRAY(T, name, count) \
     __shared__ T name##_storage[count];     \
     T* const name = name##_storage

@@ -21,7 +21,7 @@ DeviceCsr<V, I>::DeviceCsr(const Csr<V, I>& host, cudaStream_t stream)
             row_ptr32_ = DeviceBuffer<std::int32_t>(rows_ + 1);
             row_ptr32_.upload(offsets.data(), rows_ + 1, stream);
             // The temporary host vector dies here: make sure the copy has left it.
-            TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream));
+            synchronize_stream(stream);
         }
     }
 }

@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "core/cuda/transfer.hpp"
 #include "core/cuda/cuda_check.hpp"
 #include "core/kernels/gemm_kernels.hpp"
 
@@ -34,6 +35,7 @@ void gemm(GemmHandle& handle, size_type m, size_type n, size_type k, double alph
           const double* b, size_type ldb, double beta, double* c, size_type ldc) {
     ::tessel::detail::check_gemm_sizes(m, n, k, lda, ldb, ldc);
     if (m == 0 || n == 0) return;
+    cuda::count_library_launch();
     TESSEL_CUBLAS_CHECK(cublasDgemm(static_cast<cublasHandle_t>(handle.native()), CUBLAS_OP_N, CUBLAS_OP_N,
                                     static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), &alpha, a,
                                     static_cast<int>(lda), b, static_cast<int>(ldb), &beta, c, static_cast<int>(ldc)));
@@ -43,6 +45,7 @@ void gemm(GemmHandle& handle, size_type m, size_type n, size_type k, float alpha
           const float* b, size_type ldb, float beta, float* c, size_type ldc) {
     ::tessel::detail::check_gemm_sizes(m, n, k, lda, ldb, ldc);
     if (m == 0 || n == 0) return;
+    cuda::count_library_launch();
     TESSEL_CUBLAS_CHECK(cublasSgemm(static_cast<cublasHandle_t>(handle.native()), CUBLAS_OP_N, CUBLAS_OP_N,
                                     static_cast<int>(m), static_cast<int>(n), static_cast<int>(k), &alpha, a,
                                     static_cast<int>(lda), b, static_cast<int>(ldb), &beta, c, static_cast<int>(ldc)));

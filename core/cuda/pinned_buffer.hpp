@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/cuda/cuda_check.hpp"
+#include "core/device_traffic.hpp"
 #include "core/types.hpp"
 
 namespace tessel::cuda {
@@ -22,7 +23,7 @@ class PinnedBuffer {
 public:
     PinnedBuffer() = default;
     ~PinnedBuffer() {
-        if (data_) cudaFreeHost(data_);  // never throws from a destructor
+        release();  // never throws from a destructor
     }
     PinnedBuffer(const PinnedBuffer&) = delete;
     PinnedBuffer& operator=(const PinnedBuffer&) = delete;
@@ -30,7 +31,7 @@ public:
         : data_(std::exchange(other.data_, nullptr)), capacity_(std::exchange(other.capacity_, 0)) {}
     PinnedBuffer& operator=(PinnedBuffer&& other) noexcept {
         if (this != &other) {
-            if (data_) cudaFreeHost(data_);
+            release();
             data_ = std::exchange(other.data_, nullptr);
             capacity_ = std::exchange(other.capacity_, 0);
         }
@@ -41,18 +42,24 @@ public:
     /// Throws CudaError.
     void reserve(size_type count) {
         if (count <= capacity_) return;
-        if (data_) cudaFreeHost(std::exchange(data_, nullptr));
-        capacity_ = 0;
+        release();
         void* p = nullptr;
         TESSEL_CUDA_CHECK(cudaMallocHost(&p, static_cast<std::size_t>(count) * sizeof(T)));
         data_ = static_cast<T*>(p);
         capacity_ = count;
+        device_traffic::register_pinned(data_, std::int64_t(count) * std::int64_t(sizeof(T)));
     }
     T* data() { return data_; }
     const T* data() const { return data_; }
     size_type capacity() const { return capacity_; }
 
 private:
+    void release() {
+        if (!data_) return;
+        device_traffic::unregister_pinned(data_);
+        cudaFreeHost(std::exchange(data_, nullptr));
+        capacity_ = 0;
+    }
     T* data_ = nullptr;
     size_type capacity_ = 0;
 };

@@ -28,7 +28,7 @@ void SpmmOperator<V, I>::make_device() {
         device_->tiled = cuda::DeviceTiledEll<V, I>(tiled_);
     else
         device_->csr = cuda::DeviceCsr<V, I>(csr_);
-    TESSEL_CUDA_CHECK(cudaStreamSynchronize(nullptr));  // uploads are ordered, not finished
+    cuda::synchronize_stream(nullptr);  // uploads are ordered, not finished
 }
 
 template <typename V, typename I>

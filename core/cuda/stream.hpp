@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/transfer.hpp"
 
 namespace tessel::cuda {
 
@@ -32,7 +33,7 @@ public:
     Stream& operator=(Stream&&) = delete;
     cudaStream_t get() const { return stream_; }
     /// Waits for the work enqueued so far. Throws CudaError.
-    void synchronize() const { TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+    void synchronize() const { synchronize_stream(stream_); }
 
 private:
     cudaStream_t stream_ = nullptr;
@@ -78,7 +79,7 @@ public:
     void stop(cudaStream_t stream = nullptr) { TESSEL_CUDA_CHECK(cudaEventRecord(stop_, stream)); }
     /// Milliseconds from start to stop; waits for the stop event.
     double elapsed_ms() const {
-        TESSEL_CUDA_CHECK(cudaEventSynchronize(stop_));
+        synchronize_event(stop_);
         float ms = 0;
         TESSEL_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
         return ms;

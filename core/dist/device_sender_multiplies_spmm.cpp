@@ -36,7 +36,7 @@ void DeviceSenderMultipliesSpmm<V, I>::wait_for_stream(Pending* in_flight) {
         if (messages_done) break;
         messages_done = this->executor_.test(*in_flight);
     }
-    TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream()));
+    cuda::synchronize_stream(stream());
 }
 
 template <typename V, typename I>
@@ -69,7 +69,7 @@ void DeviceSenderMultipliesSpmm<V, I>::multiply_device(DenseView<const V> b, Den
         },
         [&](int s) { return level_buffers_[s].data(); }, c);
     auto timing = this->times_.scope("global");
-    TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream()));  // the last sums into C
+    cuda::synchronize_stream(stream());  // the last sums into C
 }
 
 template <typename V, typename I>
