@@ -72,13 +72,20 @@ void LocalProjector<V>::run(bool transposed, DenseMatrix<V>& in, DenseMatrix<V>&
         op.multiply_transposed(DenseView<const V>(in.view()), out.view());
     else
         op.multiply(DenseView<const V>(in.view()), out.view());
-    const double seconds = timer.seconds();
+    (transposed ? this->stats_.backward_seconds : this->stats_.forward_seconds) += timer.seconds();
+    count_product(transposed, k);
+}
+
+// Calls, flops and bytes of one product (its seconds are counted by the caller).
+template <typename V>
+void LocalProjector<V>::count_product(bool transposed, size_type k) {
+    const size_type in_rows = transposed ? rays_ : pixels_, out_rows = transposed ? pixels_ : rays_;
+    const auto& op = transposed && !options_.scatter_transpose ? at_ : a_;
     auto& s = this->stats_;
-    (transposed ? s.backward_seconds : s.forward_seconds) += seconds;
     ++(transposed ? s.backward_calls : s.forward_calls);
     s.flops += 2.0 * double(nnz_) * double(k);
     s.bytes += op.bytes() + double(k) * double(in_rows + out_rows) * sizeof(V);
-    if (transposed && options_.scatter_transpose)  // each thread's sums written and read once
+    if (transposed && options_.scatter_transpose && !on_device())  // each thread's sums written and read once
         s.bytes += 2.0 * double(k) * double(out_rows) * sizeof(V) * double(omp_get_max_threads());
 }
 

@@ -51,6 +51,15 @@ public:
     virtual void forward(DenseMatrix<ValueType>& x, DenseMatrix<ValueType>& y) = 0;
     /// x := Aᵀ·y. y is left unchanged. Throws DimensionMismatch.
     virtual void backward(DenseMatrix<ValueType>& y, DenseMatrix<ValueType>& x) = 0;
+    /// True when A and Aᵀ are resident on a device and take the device operands below.
+    virtual bool on_device() const { return false; }
+    /// y := A·x and x := Aᵀ·y on row-major device views, enqueued on the default stream without
+    /// waiting (device_products.cpp). Throw InvalidInput where !on_device(), DimensionMismatch.
+    virtual void forward_device(DenseView<const ValueType> x, DenseView<ValueType> y);
+    virtual void backward_device(DenseView<const ValueType> y, DenseView<ValueType> x);
+    /// Adds the device products' times recorded since the last call to stats(); called once
+    /// the host has waited for the device.
+    virtual void collect_device_times() {}
     /// Bytes of A and Aᵀ held here (what one forward + backward pair reads at least once).
     virtual double matrix_bytes() const = 0;
     /// Nonzeros of this rank's share of A (the same count is in its share of Aᵀ).
@@ -93,6 +102,10 @@ public:
     size_type rays() const override { return rays_; }
     void forward(DenseMatrix<ValueType>& x, DenseMatrix<ValueType>& y) override;
     void backward(DenseMatrix<ValueType>& y, DenseMatrix<ValueType>& x) override;
+    bool on_device() const override { return a_.config().backend == Backend::cuda; }
+    void forward_device(DenseView<const ValueType> x, DenseView<ValueType> y) override;
+    void backward_device(DenseView<const ValueType> y, DenseView<ValueType> x) override;
+    void collect_device_times() override;
     double matrix_bytes() const override;
     size_type nnz() const override { return nnz_; }
     nlohmann::json describe() const override;
@@ -102,6 +115,12 @@ public:
 
 private:
     void run(bool transposed, DenseMatrix<ValueType>& in, DenseMatrix<ValueType>& out);
+    void count_product(bool transposed, size_type k);
+    struct DeviceTimes;  // event pairs of the device products (device_products.cpp)
+    struct DeviceTimesDeleter {
+        void operator()(DeviceTimes* t) const;
+    };
+    std::unique_ptr<DeviceTimes, DeviceTimesDeleter> device_times_;
 
     template <typename V>
     friend std::unique_ptr<LocalProjector<V>> make_local_projector(const Geometry&, const Ordering&,

@@ -12,6 +12,7 @@
 #include "apps/xct/phantom.hpp"
 #include "apps/xct/run_context.hpp"
 #include "core/comm/mpi_check.hpp"
+#include "core/device_traffic.hpp"
 #include "core/metrics.hpp"
 #include "core/version.hpp"
 #include "io/memxct_raw.hpp"
@@ -146,6 +147,8 @@ void fill_metrics(RunContext<V>& c, ReconstructResult& result, const Totals& tot
         per_iteration > 0 ? per_iteration / double(std::min(c.info.slices, c.width())) : 0.0;
     if (!result.psnr.empty()) m["psnr_db"] = result.psnr;
     m["threads"] = omp_get_max_threads();
+    // This rank's copies, waits and launches by phase (steady: the iterations).
+    m["device_traffic"] = device_traffic::to_json();
     m["command_line"] = o.command_line;
     c.times.add("total", c.total_timer.seconds());
     m["phases"] = nlohmann::json::object();

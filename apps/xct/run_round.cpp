@@ -11,6 +11,7 @@
 #include "apps/xct/fbp_filter.hpp"
 #include "apps/xct/run_context.hpp"
 #include "apps/xct/stripe_removal.hpp"
+#include "core/device_traffic.hpp"
 #include "core/comm/mpi_check.hpp"
 
 namespace tessel::xct {
@@ -116,6 +117,7 @@ void start_state(RunContext<V>& c, Solver<V>& solver, const DenseMatrix<V>& b, c
         broadcast_columns(*c.layout, c.resumed.get(), c.k(), state);
         state.iteration = static_cast<int>(c.resume_header[1]);
         c.resumed.reset();
+        solver.resume(b, state);
     } else if (c.o.fbp) {
         fbp_state(b, x_fbp, state);
     } else if (x_fbp.rows() > 0) {
@@ -163,13 +165,18 @@ bool iterate(RunContext<V>& c, Solver<V>& solver, const DenseMatrix<V>& b, Solve
         if (!running) return true;
         Timer step_timer;
         const SpmmStats before = c.op->stats();
-        solver.step(b, state);
+        {
+            device_traffic::PhaseScope steady(device_traffic::Phase::steady);
+            solver.step(b, state);
+            device_traffic::count_steady_step();
+        }
         c.add_stats(before, c.op->stats());
         ++c.total_iterations;
         ++c.iterations_run;
         print_progress(c, state, before, step_timer.seconds(), round, count);
         if (o.checkpoint_every > 0 && state.iteration % o.checkpoint_every == 0) {
             c.iterate_seconds += iterate_timer.seconds();
+            solver.sync(state);
             write_round_checkpoint(c, state, round);
             iterate_timer.restart();
         }
@@ -220,6 +227,8 @@ bool run_round(RunContext<V>& c, Solver<V>& solver, size_type round, Reconstruct
     Timer iterate_timer;
     start_state(c, solver, b, x_fbp, resuming, state);
     const bool finished = iterate(c, solver, b, state, round, count, iterate_timer, result);
+    device_traffic::PhaseScope finish(device_traffic::Phase::finish);
+    solver.sync(state);
     c.iterate_seconds += iterate_timer.seconds();
     if (finished) collect_round(c, state, first, count);
     return finished;

@@ -1,12 +1,14 @@
-// CGLS and SIRT on K columns with per-column scalars in double precision.
+// CGLS and SIRT on K columns with per-column scalars in double precision, written once over a
+// column space (host or device).
 #include "apps/xct/solver.hpp"
 
 #include <cmath>
 
-#include "apps/xct/column_ops.hpp"
 #include "core/error.hpp"
 
 namespace tessel::xct {
+
+using namespace column;
 
 std::string_view to_string(Algorithm algorithm) { return algorithm == Algorithm::cgls ? "cgls" : "sirt"; }
 
@@ -18,11 +20,15 @@ Algorithm parse_algorithm(std::string_view name) {
 
 template <typename V>
 Solver<V>::Solver(Projector<V>& op, const SolverOptions& options, Reducer sum)
-    : op_(op), options_(options), sum_(std::move(sum)) {
+    : op_(op), options_(options), sum_(std::move(sum)), on_device_(op.on_device()) {
     if (options_.iterations < 0)
         TESSEL_INVALID_INPUT("iterations", 0, "must not be negative");
     if (!(options_.tol >= 0)) TESSEL_INVALID_INPUT("tol", 0, "must not be negative");
+    space_ = on_device_ ? make_device_space(op_) : make_host_space(op_);
 }
+
+template <typename V>
+Solver<V>::~Solver() = default;
 
 template <typename V>
 bool Solver<V>::running(const SolverState<V>& state) const {
@@ -32,33 +38,43 @@ bool Solver<V>::running(const SolverState<V>& state) const {
     return false;
 }
 
+// Sums `slots` slots over the ranks that share the columns (nothing to do on one rank).
 template <typename V>
-void Solver<V>::record(SolverState<V>& state, const std::vector<double>& rr) const {
-    const std::size_t k = state.active.size();
-    for (std::size_t j = 0; j < k; ++j) {
-        auto& h = state.history[j];
-        if (!state.active[j]) {
-            h.push_back(h.back());
-            continue;
-        }
-        const double res = std::sqrt(rr[j]) / state.bnorm[j];
-        h.push_back(res);
-        if (options_.tol > 0 && res < options_.tol) state.active[j] = 0;
+void Solver<V>::reduce(Slot first, int slots) {
+    if (!sum_) return;
+    auto values = space_->read(first, slots);
+    sum_(values);
+    space_->write(first, values);
+}
+
+// The iteration's residuals and active flags into the state's histories (one read).
+template <typename V>
+void Solver<V>::report(SolverState<V>& st) {
+    const size_type k = static_cast<size_type>(st.active.size());
+    const auto values = space_->read(residual, 2);  // residual, active
+    for (size_type j = 0; j < k; ++j) {
+        auto& h = st.history[j];
+        const double res = values[j];
+        h.push_back(res < 0 ? h.back() : res);
+        st.active[j] = values[k + j] != 0;
     }
 }
 
 template <typename V>
 void Solver<V>::sirt_weights(size_type k) {
-    if (!row_weight_.empty() || op_.rays() + op_.pixels() == 0) return;
-    // Row and column sums of A as A·1 and Aᵀ·1 (distributed like any product).
-    DenseMatrix<V> ones_x(op_.pixels(), k, Layout::row_major, V{1}), ones_y(op_.rays(), k, Layout::row_major, V{1});
-    DenseMatrix<V> rows, cols;
-    op_.forward(ones_x, rows);
-    op_.backward(ones_y, cols);
-    row_weight_.resize(static_cast<std::size_t>(op_.rays()));
-    col_weight_.resize(static_cast<std::size_t>(op_.pixels()));
-    for (size_type i = 0; i < op_.rays(); ++i) row_weight_[i] = rows(i, 0) > 0 ? V{1} / rows(i, 0) : V{0};
-    for (size_type i = 0; i < op_.pixels(); ++i) col_weight_[i] = cols(i, 0) > 0 ? V{1} / cols(i, 0) : V{0};
+    if (weights_ready_) return;
+    weights_ready_ = true;
+    std::vector<V> row_weight(static_cast<std::size_t>(op_.rays())), col_weight(static_cast<std::size_t>(op_.pixels()));
+    if (op_.rays() + op_.pixels() > 0) {
+        // Row and column sums of A as A·1 and Aᵀ·1 (distributed like any product).
+        DenseMatrix<V> ones_x(op_.pixels(), k, Layout::row_major, V{1}), ones_y(op_.rays(), k, Layout::row_major, V{1});
+        DenseMatrix<V> rows, cols;
+        op_.forward(ones_x, rows);
+        op_.backward(ones_y, cols);
+        for (size_type i = 0; i < op_.rays(); ++i) row_weight[i] = rows(i, 0) > 0 ? V{1} / rows(i, 0) : V{0};
+        for (size_type i = 0; i < op_.pixels(); ++i) col_weight[i] = cols(i, 0) > 0 ? V{1} / cols(i, 0) : V{0};
+    }
+    space_->set_weights(row_weight, col_weight);
 }
 
 template <typename V>
@@ -79,21 +95,24 @@ void Solver<V>::begin(const DenseMatrix<V>& b, const DenseMatrix<V>* x0, SolverS
     TESSEL_ENSURE_DIMS(b.rows() == op_.rays(), "solver: sinogram has " + std::to_string(b.rows()) +
                                                     " rays, the operator " + std::to_string(op_.rays()));
     const size_type k = b.cols();
+    const bool cgls = options_.algorithm == Algorithm::cgls;
     st.iteration = 0;
-    auto bb = column_dots(b, b);
-    reduce(bb);
-    std::vector<double> rr = bb;
-    if (x0) {
-        // r = b - A·x0.
-        copy_matrix(*x0, st.x);
-        op_.forward(st.x, q_);
-        copy_matrix(b, st.r);
-        axpy_columns(st.r, std::vector<double>(k, -1.0), q_);
-        rr = column_dots(st.r, st.r);
-        reduce(rr);
-    } else {
-        st.x = DenseMatrix<V>(op_.pixels(), k);
-        copy_matrix(b, st.r);
+    st.x = x0 ? *x0 : DenseMatrix<V>(op_.pixels(), k);
+    st.r = b;
+    st.p = cgls ? DenseMatrix<V>(op_.pixels(), k) : DenseMatrix<V>();
+    space_->bind(b, st);
+    space_->load();
+    space_->dots(Vec::b, Vec::b, rr);
+    reduce(rr, 1);
+    const std::vector<double> bb = space_->read(rr, 1);
+    std::vector<double> res_rr = bb;
+    if (x0) {  // r = b - A·x0
+        space_->forward(Vec::x, Vec::q);
+        space_->write(alpha, std::vector<double>(static_cast<std::size_t>(k), 1.0));
+        space_->axpy(Vec::r, alpha, -1.0, Vec::q);
+        space_->dots(Vec::r, Vec::r, rr);
+        reduce(rr, 1);
+        res_rr = space_->read(rr, 1);
     }
     st.bnorm.assign(k, 0.0);
     st.active.assign(k, 0);
@@ -101,19 +120,64 @@ void Solver<V>::begin(const DenseMatrix<V>& b, const DenseMatrix<V>* x0, SolverS
     for (size_type j = 0; j < k; ++j) {
         st.bnorm[j] = std::sqrt(bb[j]);
         st.active[j] = st.bnorm[j] > 0;
-        st.history[j].push_back(st.bnorm[j] > 0 ? std::sqrt(rr[j]) / st.bnorm[j] : 0.0);
+        st.history[j].push_back(st.bnorm[j] > 0 ? std::sqrt(res_rr[j]) / st.bnorm[j] : 0.0);
     }
-    if (options_.algorithm == Algorithm::cgls) {
-        op_.backward(st.r, s_);
-        copy_matrix(s_, st.p);
-        st.gamma = column_dots(s_, s_);
-        reduce(st.gamma);
+    st.gamma.assign(k, 0.0);
+    if (cgls) {
+        space_->backward(Vec::r, Vec::s);
+        space_->copy(Vec::s, Vec::p);
+        space_->dots(Vec::s, Vec::s, gamma_norm);
+        reduce(gamma_norm, 1);
+        st.gamma = space_->read(gamma_norm, 1);
         for (size_type j = 0; j < k; ++j)
             if (st.gamma[j] == 0) st.active[j] = 0;  // Aᵀr = 0: x is the answer
-    } else {
-        st.p = DenseMatrix<V>();
-        st.gamma.assign(k, 0.0);
     }
+    space_->write(bnorm, st.bnorm);
+    space_->write(active, std::vector<double>(st.active.begin(), st.active.end()));
+    if (!cgls) sirt_weights(k);  // before the iterations: their traffic stays a few bytes
+}
+
+template <typename V>
+void Solver<V>::resume(const DenseMatrix<V>& b, SolverState<V>& st) {
+    TESSEL_ENSURE_DIMS(b.rows() == op_.rays() && st.x.rows() == op_.pixels() && st.r.rows() == op_.rays() &&
+                           st.x.cols() == b.cols() && st.r.cols() == b.cols(),
+                       "solver: the resumed state does not match the sinograms");
+    space_->bind(b, st);
+    space_->load();
+    space_->write(gamma_norm, st.gamma);
+    space_->write(bnorm, st.bnorm);
+    space_->write(active, std::vector<double>(st.active.begin(), st.active.end()));
+    if (options_.algorithm == Algorithm::sirt) sirt_weights(b.cols());
+}
+
+template <typename V>
+void Solver<V>::cgls_step() {
+    space_->forward(Vec::p, Vec::q);
+    space_->dots(Vec::q, Vec::q, delta);
+    reduce(delta, 1);
+    space_->cgls_step_sizes();
+    space_->axpy(Vec::x, alpha, 1.0, Vec::p);
+    space_->axpy(Vec::r, alpha, -1.0, Vec::q);
+    space_->backward(Vec::r, Vec::s);
+    space_->dots(Vec::r, Vec::r, rr);
+    space_->dots(Vec::s, Vec::s, ss);
+    reduce(rr, 2);  // rr and ss
+    space_->cgls_directions();
+    space_->xpay(Vec::p, beta, Vec::s, update);
+    space_->record_residuals(options_.tol, true);
+}
+
+template <typename V>
+void Solver<V>::sirt_step() {
+    // q = R·r, s = Aᵀq, x += C·s (clamped), r = b - A·x.
+    space_->scale_rows(Vec::r, Vec::q);
+    space_->backward(Vec::q, Vec::s);
+    space_->weighted_update(Vec::x, Vec::s, options_.nonneg);
+    space_->forward(Vec::x, Vec::q);
+    space_->residual(Vec::r, Vec::b, Vec::q);
+    space_->dots(Vec::r, Vec::r, rr);
+    reduce(rr, 1);
+    space_->record_residuals(options_.tol, false);
 }
 
 template <typename V>
@@ -121,84 +185,18 @@ void Solver<V>::step(const DenseMatrix<V>& b, SolverState<V>& st) {
     const size_type k = b.cols();
     TESSEL_ENSURE_DIMS(st.x.cols() == k && st.r.cols() == k && st.r.rows() == op_.rays(),
                        "solver: state does not match the sinogram");
-    if (options_.algorithm == Algorithm::cgls) {
-        op_.forward(st.p, q_);
-        auto delta = column_dots(q_, q_);
-        reduce(delta);
-        std::vector<double> alpha(k, 0.0), minus_alpha(k, 0.0);
-        for (size_type j = 0; j < k; ++j) {
-            if (!st.active[j]) continue;
-            if (!(delta[j] > 0)) {  // p is in the null space: nothing more to gain
-                st.active[j] = 0;
-                continue;
-            }
-            alpha[j] = st.gamma[j] / delta[j];
-            minus_alpha[j] = -alpha[j];
-        }
-        axpy_columns(st.x, alpha, st.p);
-        axpy_columns(st.r, minus_alpha, q_);
-        op_.backward(st.r, s_);
-        auto sums = column_dots(st.r, st.r);
-        const auto ss = column_dots(s_, s_);
-        sums.insert(sums.end(), ss.begin(), ss.end());
-        reduce(sums);
-        std::vector<double> beta(k, 0.0);
-        std::vector<std::uint8_t> update(k, 0);
-        for (size_type j = 0; j < k; ++j) {
-            if (!st.active[j]) continue;
-            const double gamma = sums[k + j];
-            beta[j] = gamma / st.gamma[j];
-            st.gamma[j] = gamma;
-            update[j] = 1;
-        }
-        xpay_columns(st.p, beta, s_, update);
-        record(st, std::vector<double>(sums.begin(), sums.begin() + k));
-        for (size_type j = 0; j < k; ++j)
-            if (st.active[j] && st.gamma[j] == 0) st.active[j] = 0;
-    } else {
-        sirt_weights(k);
-        // q = R·r, s = Aᵀq, x += C·s (clamped), r = b - A·x.
-        if (q_.rows() != op_.rays() || q_.cols() != k) q_ = DenseMatrix<V>(op_.rays(), k);
-        {
-            const V* r = st.r.data();
-            V* q = q_.data();
-            const size_type rows = op_.rays();
-#pragma omp parallel for schedule(static)
-            for (size_type i = 0; i < rows; ++i)
-                for (size_type j = 0; j < k; ++j) q[i * k + j] = row_weight_[i] * r[i * k + j];
-        }
-        op_.backward(q_, s_);
-        {
-            V* x = st.x.data();
-            const V* s = s_.data();
-            const size_type rows = op_.pixels();
-            const bool nonneg = options_.nonneg;
-            const auto& active = st.active;
-#pragma omp parallel for schedule(static)
-            for (size_type i = 0; i < rows; ++i)
-                for (size_type j = 0; j < k; ++j) {
-                    if (!active[j]) continue;
-                    V v = x[i * k + j] + col_weight_[i] * s[i * k + j];
-                    x[i * k + j] = nonneg && v < V{0} ? V{0} : v;
-                }
-        }
-        op_.forward(st.x, q_);
-        {
-            V* r = st.r.data();
-            const V* q = q_.data();
-            const V* bb = b.data();
-            const size_type rows = op_.rays();
-            const auto& active = st.active;
-#pragma omp parallel for schedule(static)
-            for (size_type i = 0; i < rows; ++i)
-                for (size_type j = 0; j < k; ++j)
-                    if (active[j]) r[i * k + j] = bb[i * k + j] - q[i * k + j];
-        }
-        auto rr = column_dots(st.r, st.r);
-        reduce(rr);
-        record(st, rr);
-    }
+    if (options_.algorithm == Algorithm::cgls)
+        cgls_step();
+    else
+        sirt_step();
+    report(st);
     ++st.iteration;
+}
+
+template <typename V>
+void Solver<V>::sync(SolverState<V>& st) {
+    space_->store();
+    if (options_.algorithm == Algorithm::cgls && !st.active.empty()) st.gamma = space_->read(gamma_norm, 1);
 }
 
 template class Solver<float>;

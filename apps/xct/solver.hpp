@@ -4,9 +4,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string_view>
 #include <vector>
 
+#include "apps/xct/column_space.hpp"
 #include "apps/xct/projector.hpp"
 #include "core/dense.hpp"
 
@@ -51,36 +53,48 @@ struct SolverState {
 ///   step:  q = A·p, α = γ/‖q‖², x += α·p, r -= α·q, s = Aᵀr, γ' = ‖s‖², p = s + (γ'/γ)·p.
 /// SIRT: x += C·Aᵀ(R·(b - A·x)) with R = 1/(row sums of A), C = 1/(column sums), optional
 /// clamp to x >= 0; one backprojection and one projection per iteration.
-/// Every column (slice) is independent: its own scalars and its own stopping test.
+/// Every column (slice) is independent: its own scalars and its own stopping test. Both are
+/// written once over a ColumnSpace (column_space.hpp): on the host, or, when the operator is on
+/// a device, with every vector and scalar there and one read of 16 bytes per column and
+/// iteration (the residual and the active flag).
 template <typename ValueType>
 class Solver {
 public:
     Solver(Projector<ValueType>& op, const SolverOptions& options, Reducer sum = {});
+    ~Solver();
 
     /// A fresh state for the sinograms b (rays x K).
     void start(const DenseMatrix<ValueType>& b, SolverState<ValueType>& state);
     /// A state that starts from the image x0 (pixels x K, e.g. a filtered backprojection):
     /// r = b - A·x0, history[k][0] = ‖r‖/‖b‖. Throws DimensionMismatch.
     void start_from(const DenseMatrix<ValueType>& b, const DenseMatrix<ValueType>& x0, SolverState<ValueType>& state);
+    /// Continues a state filled elsewhere (a checkpoint's x, r, p, γ, ‖b‖ and active flags).
+    void resume(const DenseMatrix<ValueType>& b, SolverState<ValueType>& state);
     /// One iteration of the active columns. Throws DimensionMismatch.
     void step(const DenseMatrix<ValueType>& b, SolverState<ValueType>& state);
+    /// Brings x, r, p and γ of the state up to date (on a device they stay there between steps):
+    /// call before reading them (output, checkpoint).
+    void sync(SolverState<ValueType>& state);
     /// True while some column of this rank iterates and iterations remain.
     bool running(const SolverState<ValueType>& state) const;
     const SolverOptions& options() const { return options_; }
+    /// True when the vectors live on the device.
+    bool on_device() const { return on_device_; }
 
 private:
-    void reduce(std::vector<double>& values) const {
-        if (sum_) sum_(values);
-    }
+    void reduce(column::Slot first, int slots);
     void begin(const DenseMatrix<ValueType>& b, const DenseMatrix<ValueType>* x0, SolverState<ValueType>& state);
+    void cgls_step();
+    void sirt_step();
     void sirt_weights(size_type k);
-    void record(SolverState<ValueType>& state, const std::vector<double>& rr) const;
+    void report(SolverState<ValueType>& state);
 
     Projector<ValueType>& op_;
     SolverOptions options_;
     Reducer sum_;
-    DenseMatrix<ValueType> q_, s_;                       // work: rays x K, pixels x K
-    std::vector<ValueType> row_weight_, col_weight_;     // SIRT R and C
+    bool on_device_ = false;
+    bool weights_ready_ = false;
+    std::unique_ptr<ColumnSpace<ValueType>> space_;
 };
 
 }  // namespace tessel::xct

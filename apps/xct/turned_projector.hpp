@@ -24,6 +24,11 @@ public:
     void forward(DenseMatrix<ValueType>& x, DenseMatrix<ValueType>& y) override;
     /// x = A_hᵀ·y₁ + (A_hᵀ·y₂) turned back, one product A_hᵀ·[y₁, y₂].
     void backward(DenseMatrix<ValueType>& y, DenseMatrix<ValueType>& x) override;
+    bool on_device() const override { return half_->on_device(); }
+    /// The same two products on device views: the turn gathered and scattered by core's row kernels.
+    void forward_device(DenseView<const ValueType> x, DenseView<ValueType> y) override;
+    void backward_device(DenseView<const ValueType> y, DenseView<ValueType> x) override;
+    void collect_device_times() override;
     double matrix_bytes() const override { return half_->matrix_bytes(); }
     /// Nonzeros stored (A of the whole scan has twice as many).
     size_type nnz() const override { return half_->nnz(); }
@@ -35,6 +40,12 @@ private:
     std::unique_ptr<Projector<ValueType>> half_;
     std::vector<size_type> turn_;
     DenseMatrix<ValueType> wide_in_, wide_out_;  // the 2K-column operands, kept between calls
+    struct Device;  // the same on the device, with the turn (device_products.cpp)
+    struct DeviceDeleter {
+        void operator()(Device* d) const;
+    };
+    std::unique_ptr<Device, DeviceDeleter> device_;
+    void make_device();
 };
 
 /// The turned operator of the scan `g` (angles paired): `make_half(half_geometry, half_order)`

@@ -59,15 +59,21 @@ void SpmmOperator<V, I>::multiply_on_device(DenseView<const V> b, DenseView<V> c
 }
 
 template <typename V, typename I>
-void SpmmOperator<V, I>::multiply_transposed_on_device(DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep) {
+void SpmmOperator<V, I>::multiply_transposed_on_device(DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep,
+                                                       void* stream_ptr, bool host_operands) {
+    auto stream = static_cast<cudaStream_t>(stream_ptr);
     if (c.rows == 0 || c.cols == 0) return;
     Device& d = *device_;
-    if (d.in.rows() != b.rows || d.in.cols() != b.cols) d.in = cuda::DeviceDense<V>(b.rows, b.cols);
-    if (d.out.rows() != c.rows || d.out.cols() != c.cols) d.out = cuda::DeviceDense<V>(c.rows, c.cols);
-    d.in.upload(b, nullptr);
-    if (ep.reads_output()) d.out.upload(DenseView<const V>(c), nullptr);
-    cuda::device::spmm_tiled_ell_transposed(d.tiled, DenseView<const V>(d.in.view()), d.out.view(), ep, nullptr);
-    d.out.download(c, nullptr);
+    if (host_operands) {
+        if (d.in.rows() != b.rows || d.in.cols() != b.cols) d.in = cuda::DeviceDense<V>(b.rows, b.cols);
+        if (d.out.rows() != c.rows || d.out.cols() != c.cols) d.out = cuda::DeviceDense<V>(c.rows, c.cols);
+        d.in.upload(b, stream);
+        if (ep.reads_output()) d.out.upload(DenseView<const V>(c), stream);
+        multiply_transposed_on_device(d.in.view(), d.out.view(), ep, stream_ptr, false);
+        d.out.download(c, stream);
+        return;
+    }
+    cuda::device::spmm_tiled_ell_transposed(d.tiled, b, c, ep, stream);
 }
 
 #define TESSEL_INSTANTIATE(V, I) template class SpmmOperator<V, I>;

@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 
 #include <utility>
+#include <vector>
 
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/transfer.hpp"
@@ -88,6 +89,65 @@ public:
 private:
     cudaEvent_t start_ = nullptr;
     cudaEvent_t stop_ = nullptr;
+};
+
+/// Seconds of device work between pairs of events, added to their targets once the host waits
+/// for the device anyway (a solver's one wait per iteration): timing without a wait of its own.
+class PendingTimes {
+public:
+    PendingTimes() = default;
+    ~PendingTimes() {
+        for (auto& p : pairs_) {
+            cudaEventDestroy(p.start);
+            cudaEventDestroy(p.stop);
+        }
+    }
+    PendingTimes(const PendingTimes&) = delete;
+    PendingTimes& operator=(const PendingTimes&) = delete;
+
+    /// Records the start of a piece of work on `stream`.
+    void start(cudaStream_t stream) {
+        if (used_ == pairs_.size()) pairs_.push_back(make_pair());
+        TESSEL_CUDA_CHECK(cudaEventRecord(pairs_[used_].start, stream));
+    }
+    /// Records its end; collect() adds its seconds to *target.
+    void stop(cudaStream_t stream, double* target) {
+        TESSEL_CUDA_CHECK(cudaEventRecord(pairs_[used_].stop, stream));
+        pairs_[used_++].target = target;
+    }
+    /// Adds the seconds of every recorded pair to its target; waits (counted) only for a pair
+    /// that is not done yet.
+    void collect() {
+        for (std::size_t i = 0; i < used_; ++i) {
+            Pair& p = pairs_[i];
+            if (cudaEventQuery(p.stop) != cudaSuccess) {
+                cudaGetLastError();  // "not ready" is no error: clear it before waiting
+                synchronize_event(p.stop);
+            }
+            float ms = 0;
+            TESSEL_CUDA_CHECK(cudaEventElapsedTime(&ms, p.start, p.stop));
+            *p.target += ms / 1e3;
+        }
+        used_ = 0;
+    }
+
+private:
+    struct Pair {
+        cudaEvent_t start = nullptr, stop = nullptr;
+        double* target = nullptr;
+    };
+    static Pair make_pair() {
+        Pair p;
+        TESSEL_CUDA_CHECK(cudaEventCreate(&p.start));
+        const cudaError_t status = cudaEventCreate(&p.stop);
+        if (status != cudaSuccess) {
+            cudaEventDestroy(p.start);
+            detail::throw_cuda_error(__FILE__, __LINE__, "cudaEventCreate(&p.stop)", status);
+        }
+        return p;
+    }
+    std::vector<Pair> pairs_;
+    std::size_t used_ = 0;
 };
 
 /// Average milliseconds per call of `launch()` (which enqueues work on `stream`) over

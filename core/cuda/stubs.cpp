@@ -76,7 +76,8 @@ void SpmmOperator<V, I>::multiply_on_device(DenseView<const V>, DenseView<V>, co
     cuda::not_compiled("SpmmOperator::multiply_device");
 }
 template <typename V, typename I>
-void SpmmOperator<V, I>::multiply_transposed_on_device(DenseView<const V>, DenseView<V>, const Epilogue<V>&) {
+void SpmmOperator<V, I>::multiply_transposed_on_device(DenseView<const V>, DenseView<V>, const Epilogue<V>&, void*,
+                                                       bool) {
     cuda::not_compiled("SpmmOperator::multiply_transposed");
 }
 

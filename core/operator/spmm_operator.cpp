@@ -92,7 +92,7 @@ void SpmmOperator<V, I>::multiply_transposed(DenseView<const V> b, DenseView<V> 
                            std::to_string(c.rows) + "x" + std::to_string(c.cols));
     if (format_ != SparseFormat::tiled_ell)
         TESSEL_INVALID_INPUT("spmm operator", 0, "transposed products need the tiled-ell format");
-    if (config_.backend == Backend::cuda) return multiply_transposed_on_device(b, c, ep);
+    if (config_.backend == Backend::cuda) return multiply_transposed_on_device(b, c, ep, nullptr, true);
     if (config_.backend == Backend::reference) return reference::spmm_transposed(tiled_, b, c, ep);
     cpu::spmm_tiled_ell_transposed(tiled_, b, c, ep, config_.register_factor);
     last_register_factor_ = config_.register_factor ? config_.register_factor : cpu::choose_register_factor(b.cols);
@@ -108,6 +108,21 @@ void SpmmOperator<V, I>::multiply_device(DenseView<const V> b, DenseView<V> c, c
                        "spmm operator: A is " + std::to_string(rows_) + "x" + std::to_string(cols_) + ", B is " +
                            std::to_string(b.rows) + "x" + std::to_string(b.cols));
     multiply_on_device(b, c, ep, stream, false);
+}
+
+template <typename V, typename I>
+void SpmmOperator<V, I>::multiply_transposed_device(DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep,
+                                                    void* stream) {
+    if (config_.backend != Backend::cuda)
+        TESSEL_INVALID_INPUT("spmm operator", 0,
+                             "device views given to an operator on the " + std::string(to_string(config_.backend)) +
+                                 " backend");
+    if (format_ != SparseFormat::tiled_ell)
+        TESSEL_INVALID_INPUT("spmm operator", 0, "transposed products need the tiled-ell format");
+    TESSEL_ENSURE_DIMS(b.rows == rows_ && c.rows == cols_ && b.cols == c.cols,
+                       "spmm operator: Aᵀ is " + std::to_string(cols_) + "x" + std::to_string(rows_) + ", B is " +
+                           std::to_string(b.rows) + "x" + std::to_string(b.cols));
+    multiply_transposed_on_device(b, c, ep, stream, false);
 }
 
 template <typename V, typename I>

@@ -76,6 +76,10 @@ public:
     /// the default stream) without waiting. Throws InvalidInput on a host backend.
     void multiply_device(DenseView<const ValueType> b, DenseView<ValueType> c,
                          const Epilogue<ValueType>& epilogue = {}, void* stream = nullptr);
+    /// C := epilogue(Aᵀ·B) with device pointers (cuda only), enqueued on `stream` without
+    /// waiting. Tiled ELL only. Throws InvalidInput on a host backend or for CSR.
+    void multiply_transposed_device(DenseView<const ValueType> b, DenseView<ValueType> c,
+                                    const Epilogue<ValueType>& epilogue = {}, void* stream = nullptr);
     /// The register factor of the last tiled-ELL product (cuda may halve the asked one to fit
     /// shared memory); 0 before the first or for CSR.
     int last_register_factor() const { return last_register_factor_; }
@@ -102,7 +106,7 @@ private:
     void multiply_on_device(DenseView<const ValueType> b, DenseView<ValueType> c, const Epilogue<ValueType>& ep,
                             void* stream, bool host_operands);
     void multiply_transposed_on_device(DenseView<const ValueType> b, DenseView<ValueType> c,
-                                       const Epilogue<ValueType>& ep);
+                                       const Epilogue<ValueType>& ep, void* stream, bool host_operands);
 };
 
 }  // namespace tessel

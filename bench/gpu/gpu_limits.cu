@@ -1,0 +1,114 @@
+// The card's own limits, measured in the run that times tessel on it (docs/BENCHMARKS.md "GPU"):
+// device-memory bandwidth (a triad kernel, bytes read + written), host-device copies from pageable
+// and pinned memory, and cuBLAS DGEMM / SGEMM at square sizes (the abcd tile sizes among them).
+// Prints a table and writes JSON. usage: tessel-bench-gpu-limits [--json FILE]
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <iostream>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/common/table.hpp"
+#include "core/cuda/device_buffer.hpp"
+#include "core/cuda/device_code.hpp"
+#include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/stream.hpp"
+#include "core/kernels/gemm_kernels.hpp"
+
+using namespace tessel;
+
+namespace {
+
+__global__ void triad_kernel(double* a, const double* b, const double* c, double s, long long n) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride) a[i] = b[i] + s * c[i];
+}
+
+__global__ void fill_kernel(double* a, long long n, double value) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n; i += stride)
+        a[i] = value + 1e-9 * double(i % 977);
+}
+
+// GB/s of a triad over three arrays of n doubles (median-free: the mean of 20 after a warm-up).
+double triad_gbs(long long n) {
+    cuda::DeviceBuffer<double> a(n), b(n), c(n);
+    TESSEL_LAUNCH(1024, 256, 0, nullptr, fill_kernel)(b.data(), n, 1.0);
+    TESSEL_LAUNCH(1024, 256, 0, nullptr, fill_kernel)(c.data(), n, 2.0);
+    const double ms = cuda::time_ms([&] { TESSEL_LAUNCH(132 * 8, 256, 0, nullptr, triad_kernel)(a.data(), b.data(), c.data(), 3.0, n); },
+                                    nullptr, 20, 2);
+    return 3.0 * double(n) * sizeof(double) / (ms / 1e3) / 1e9;
+}
+
+// GB/s of one host-to-device copy of `bytes` from pageable or pinned memory.
+double upload_gbs(std::size_t bytes, bool pinned) {
+    const long long n = static_cast<long long>(bytes / sizeof(double));
+    cuda::DeviceBuffer<double> d(n);
+    std::vector<double> pageable;
+    cuda::PinnedBuffer<double> locked;
+    double* host = nullptr;
+    if (pinned) {
+        locked.reserve(n);
+        host = locked.data();
+    } else {
+        pageable.assign(static_cast<std::size_t>(n), 1.0);
+        host = pageable.data();
+    }
+    for (long long i = 0; i < n; ++i) host[i] = double(i % 1000);
+    const double ms = cuda::time_ms([&] { d.upload(host, n); }, nullptr, 5, 1);
+    return double(bytes) / (ms / 1e3) / 1e9;
+}
+
+// TFLOP/s of C := A·B, m = n = k = size, on random-ish data (never zeros).
+template <typename V>
+double gemm_tflops(long long size) {
+    const long long count = size * size;
+    cuda::DeviceBuffer<V> a(count), b(count), c(count);
+    std::vector<V> host(static_cast<std::size_t>(count));
+    for (long long i = 0; i < count; ++i) host[std::size_t(i)] = V(0.5) + V((i * 7919) % 1000) / V(1000);
+    a.upload(host.data(), count);
+    b.upload(host.data(), count);
+    cuda::GemmHandle handle;
+    const int repetitions = size <= 1024 ? 50 : (size <= 4096 ? 10 : 4);
+    const double ms = cuda::time_ms(
+        [&] { cuda::gemm(handle, size, size, size, V(1), a.data(), size, b.data(), size, V(0), c.data(), size); },
+        nullptr, repetitions, 2);
+    return 2.0 * double(size) * double(size) * double(size) / (ms / 1e3) / 1e12;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string json_path;
+    for (int i = 1; i + 1 < argc; ++i)
+        if (std::string(argv[i]) == "--json") json_path = argv[i + 1];
+    try {
+        nlohmann::json j;
+        bench::TextTable table({"limit", "value", "unit"});
+        const double triad = triad_gbs(1LL << 27);  // 3 GiB in all
+        j["triad_gbs"] = triad;
+        table.add_row({"triad bandwidth (read + write)", bench::format_number(triad), "GB/s"});
+        for (bool pinned : {false, true}) {
+            const double gbs = upload_gbs(std::size_t(1) << 30, pinned);
+            j[pinned ? "h2d_pinned_gbs" : "h2d_pageable_gbs"] = gbs;
+            table.add_row({std::string("host to device, ") + (pinned ? "pinned" : "pageable"), bench::format_number(gbs), "GB/s"});
+        }
+        for (long long size : {256LL, 512LL, 1024LL, 2048LL, 4096LL, 8192LL}) {
+            const double d = gemm_tflops<double>(size), s = gemm_tflops<float>(size);
+            j["dgemm_tflops"][std::to_string(size)] = d;
+            j["sgemm_tflops"][std::to_string(size)] = s;
+            table.add_row({"cuBLAS DGEMM " + std::to_string(size) + "^3", bench::format_number(d), "TFLOP/s"});
+            table.add_row({"cuBLAS SGEMM " + std::to_string(size) + "^3", bench::format_number(s), "TFLOP/s"});
+        }
+        table.print(std::cout);
+        if (!json_path.empty()) std::ofstream(json_path) << j.dump(2) << "\n";
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tessel-bench-gpu-limits: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
