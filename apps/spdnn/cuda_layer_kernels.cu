@@ -21,6 +21,7 @@ constexpr size_type resident_blocks_wanted = 3;
 // Column blocks for this many waves of the device; each block strides over the tiles.
 constexpr size_type waves = 2;
 constexpr int compact_threads = 1024;
+constexpr int flags_per_thread = 8;
 constexpr int pass_threads = 256;
 
 // A thread with 128 bytes of accumulators gets up to 128 registers (512 threads per block).
@@ -105,38 +106,54 @@ void launch_fused(const LayerArrays& w, const Columns& cols, const Epilogue<Valu
     TESSEL_CUDA_CHECK_LAUNCH();
 }
 
-// One block scans the flags in chunks of blockDim.x: a ballot per warp, every lane's copy of its
-// warp's count in shared memory (two buffers by chunk parity, so one barrier per chunk), and
-// every kept column written at its rank. The shared stores are unconditional: a barrier right
-// after a branch may be duplicated into both sides by the host compiler under the simulator.
+// One block scans the flags in chunks of blockDim.x x flags_per_thread: each thread takes
+// consecutive flags (a bit mask), a shuffle scan ranks the threads in their warp, every lane
+// stores its warp's total in shared memory (two buffers by chunk parity, so one barrier per
+// chunk), and every kept column is written at its rank. The shared store is unconditional: a
+// barrier right after a branch may be duplicated into both sides by the host compiler under
+// the simulator, which then sees threads in different barriers.
 __global__ void compact_live_kernel(std::int32_t* live, const std::int32_t* count, std::int32_t* kept,
                                     std::int32_t* kept_count, const std::int64_t* ids_in, std::int64_t* ids_out) {
-    TESSEL_SHARED_ARRAY(int, lane_counts, 2 * compact_threads);
+    TESSEL_SHARED_ARRAY(int, warp_totals, 2 * compact_threads);
     const int k = *count;
     const int lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
     const int warps = blockDim.x / warp_size;
-    const unsigned below = (1u << lane) - 1u;
     int offset = 0;  // kept so far; the same in every thread
     int parity = 0;
-    for (int j0 = 0; j0 < k; j0 += blockDim.x) {
-        const int j = j0 + threadIdx.x;
-        const bool flag = j < k && live[j] != 0;
-        if (j < k) live[j] = 0;  // ready for the next layer
-        const unsigned votes = __ballot_sync(full_mask, flag);
+    for (int j0 = 0; j0 < k; j0 += blockDim.x * flags_per_thread) {
+        const int base = j0 + threadIdx.x * flags_per_thread;
+        unsigned bits = 0;
+#pragma unroll
+        for (int i = 0; i < flags_per_thread; ++i) {
+            const int j = base + i;
+            if (j < k) {
+                bits |= live[j] != 0 ? 1u << i : 0u;
+                live[j] = 0;  // ready for the next layer
+            }
+        }
+        const int mine = __popc(bits);
+        int scan = mine;  // inclusive over the lanes of the warp
+#pragma unroll
+        for (int d = 1; d < warp_size; d *= 2) {
+            const int up = __shfl_up_sync(full_mask, scan, d);
+            scan += lane >= d ? up : 0;
+        }
         const int at = parity * compact_threads;
-        lane_counts[at + threadIdx.x] = __popc(votes);
+        warp_totals[at + threadIdx.x] = __shfl_sync(full_mask, scan, warp_size - 1);
         __syncthreads();
         int before = 0, total = 0;
         for (int v = 0; v < warps; ++v) {
-            const int c = lane_counts[at + v * warp_size];
+            const int c = warp_totals[at + v * warp_size];
             before += v < warp ? c : 0;
             total += c;
         }
-        if (flag) {
-            const int p = offset + before + __popc(votes & below);
-            kept[p] = j;
-            if (ids_out) ids_out[p] = ids_in[j];
-        }
+        int p = offset + before + scan - mine;
+        for (int i = 0; i < flags_per_thread; ++i)
+            if ((bits >> i) & 1u) {
+                kept[p] = base + i;
+                if (ids_out) ids_out[p] = ids_in[base + i];
+                ++p;
+            }
         offset += total;
         parity = 1 - parity;
     }

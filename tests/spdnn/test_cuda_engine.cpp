@@ -13,6 +13,13 @@
 #include "apps/spdnn/layer_weights.hpp"
 #include "core/backend.hpp"
 
+#if defined(TESSEL_HAVE_CUDA)
+#include <random>
+
+#include "apps/spdnn/cuda_layer_kernels.hpp"
+#include "core/cuda/device_buffer.hpp"
+#endif
+
 using namespace tessel;
 using namespace tessel::spdnn;
 
@@ -166,3 +173,44 @@ TEST_CASE("cuda inference with streamed weights: cpu categories, the layers thro
     CHECK(steady["synchronizations"].get<std::int64_t>() <= steps);
     CHECK(steady["d2h_bytes"].get<std::int64_t>() == 0);
 }
+
+#if defined(TESSEL_HAVE_CUDA)
+
+TEST_CASE("cuda compact_live equals a host loop over many chunks of flags", "[cuda][spdnn]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    // 20011 flags: three chunks of 8192 (the last one ragged), runs of live and dead columns.
+    const std::int32_t k = 20011;
+    std::mt19937 rng(7);
+    std::vector<std::int32_t> flags(static_cast<std::size_t>(k));
+    for (std::int32_t j = 0; j < k; ++j) flags[j] = (j / 300) % 3 == 0 ? 1 : int(rng() % 4 == 0);
+    std::vector<std::int64_t> ids(flags.size());
+    for (std::int32_t j = 0; j < k; ++j) ids[j] = 3 * std::int64_t(j) + 1;
+    std::vector<std::int32_t> want_kept;
+    std::vector<std::int64_t> want_ids;
+    for (std::int32_t j = 0; j < k; ++j)
+        if (flags[j]) {
+            want_kept.push_back(j);
+            want_ids.push_back(ids[j]);
+        }
+    cuda::DeviceBuffer<std::int32_t> live(flags.data(), k), kept(k), counts(2);
+    cuda::DeviceBuffer<std::int64_t> ids_in(ids.data(), k), ids_out(k);
+    counts.upload(&k, 1);
+    spdnn::device::compact_live(live.data(), counts.data(), kept.data(), counts.data() + 1, ids_in.data(),
+                                ids_out.data(), nullptr);
+    std::int32_t got_count = -1;
+    counts.download(&got_count, 1, nullptr, 1);
+    REQUIRE(got_count == static_cast<std::int32_t>(want_kept.size()));
+    std::vector<std::int32_t> got_kept(want_kept.size()), zeroed(flags.size(), 1);
+    std::vector<std::int64_t> got_ids(want_ids.size());
+    kept.download(got_kept.data(), got_count);
+    ids_out.download(got_ids.data(), got_count);
+    live.download(zeroed.data(), k);
+    CHECK(got_kept == want_kept);
+    CHECK(got_ids == want_ids);
+    CHECK(std::all_of(zeroed.begin(), zeroed.end(), [](std::int32_t f) { return f == 0; }));
+}
+
+#endif
