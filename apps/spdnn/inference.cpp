@@ -354,6 +354,8 @@ InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const 
     report_layers(stats, ranks, layers, result);
     result.phases.add("gather", gather_s);
     result.device_traffic = device_traffic::to_json();
+    // The cuda engine picks its register tile at the first layer.
+    if (const int r = engine->register_factor(); r > 0) result.register_factor = r;
     return result;
 }
 
