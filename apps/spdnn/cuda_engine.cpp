@@ -269,11 +269,22 @@ private:
         TESSEL_ENSURE_DIMS(arrays.rows == n_, "cuda engine: layer " + std::to_string(k + 1) + " has " +
                                                   std::to_string(arrays.rows) + " rows, the network " +
                                                   std::to_string(n_) + " neurons");
-        const device::LayerLaunch launch = device::plan_layer(arrays, upper_, register_factor_);
+        const device::LayerLaunch& launch = plan(arrays);
         used_factor_ = launch.register_factor;
         device::fused_layer(arrays, {in, src_, count, out, live_.data(), capacity_}, ep, launch, stream());
         if (!resident) streamed_->done_with(stream());
         marks_.record(2 * k + 1, stream());
+    }
+
+    // The launch for a layer of this shape and the batch's column bound, planned once (the
+    // layers of a network share their shape).
+    const device::LayerLaunch& plan(const device::LayerArrays& arrays) {
+        const PlanKey key{arrays.max_stage_entries, arrays.block_rows, arrays.num_blocks, upper_};
+        if (!plan_ || !(plan_key_ == key)) {
+            plan_ = device::plan_layer(arrays, upper_, register_factor_);
+            plan_key_ = key;
+        }
+        return *plan_;
     }
 
     // cuSPARSE needs the column count on the host: read once per layer (4 bytes).
@@ -335,6 +346,12 @@ private:
     bool started_ = false;
     std::vector<std::int64_t> rows_;  // the batch's image ids (without compaction: the columns)
     Marks marks_;
+    struct PlanKey {
+        size_type stage_entries = 0, block_rows = 0, blocks = 0, columns = 0;
+        bool operator==(const PlanKey&) const = default;
+    };
+    PlanKey plan_key_;
+    std::optional<device::LayerLaunch> plan_;
     ResidentLayers resident_;
     std::unique_ptr<StreamedLayers> streamed_;
     std::map<size_type, std::unique_ptr<cuda::DeviceCsr<Value, Index>>> csr_;

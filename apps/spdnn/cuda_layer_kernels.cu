@@ -1,6 +1,7 @@
 // The cuda engine's kernels: the fused layer (tiled ELL SpMM + bias + ReLU + cap + live flags,
 // the input columns gathered while staged) and the compaction that stays on the device.
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "apps/spdnn/cuda_layer_kernels.hpp"
@@ -96,10 +97,14 @@ __global__ void __launch_bounds__(max_threads<R>(), 1)
 template <int R>
 void launch_fused(const LayerArrays& w, const Columns& cols, const Epilogue<Value>& ep, const LayerLaunch& launch,
                   cudaStream_t stream) {
-    const auto limits = cuda::detail::current_device_limits();
-    if (launch.shared_bytes > limits.shared_per_block)
+    // Raise this kernel's limit to the device's opt-in maximum once (the same value every
+    // time, so concurrent callers never lower it under one another).
+    static std::atomic<bool> raised{false};
+    if (launch.shared_bytes > launch.shared_without_optin && !raised.load()) {
         TESSEL_CUDA_CHECK(cudaFuncSetAttribute(fused_layer_kernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(limits.shared_per_block_optin)));
+                                               static_cast<int>(launch.shared_optin)));
+        raised = true;
+    }
     const dim3 grid(static_cast<unsigned>(w.num_blocks), static_cast<unsigned>(launch.column_blocks));
     TESSEL_LAUNCH(grid, static_cast<unsigned>(w.block_rows), static_cast<std::size_t>(launch.shared_bytes), stream,
                   fused_layer_kernel<R>)(w, cols, ep, stage_stride(w.max_stage_entries));
@@ -218,6 +223,8 @@ LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int requeste
     LayerLaunch launch;
     launch.register_factor = factor;
     launch.shared_bytes = stride * factor * size_type(sizeof(Value));
+    launch.shared_without_optin = limits.shared_per_block;
+    launch.shared_optin = limits.shared_per_block_optin;
     if (launch.shared_bytes > limits.shared_per_block_optin || w.block_rows > max_threads(factor))
         TESSEL_THROW(CudaError, "spdnn cuda layer: a stage of " + std::to_string(w.max_stage_entries) +
                                     " inputs x " + std::to_string(factor) + " columns needs " +

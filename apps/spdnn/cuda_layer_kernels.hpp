@@ -51,6 +51,8 @@ struct LayerLaunch {
     int register_factor = 0;
     size_type shared_bytes = 0;
     size_type column_blocks = 0;  // grid.y; each block strides over the column tiles
+    size_type shared_without_optin = 0;  // the device's limits, bytes per block
+    size_type shared_optin = 0;
 };
 
 /// The launch for a layer whose column count is at most max_columns: the register factor
