@@ -98,6 +98,7 @@ public:
         known_count_ = k;
         last_layer_ = -1;
         started_ = true;
+        restart_marks_ = true;
     }
 
     void first_layer(const TiledEll<Value, Index>& wt, const Images& images, const std::vector<std::int64_t>& rows,
@@ -188,6 +189,7 @@ public:
         rows_ = std::move(ids);
         upper_ = k;
         known_count_ = k;
+        restart_marks_ = true;
         cuda::synchronize_stream(stream());  // the host vectors above die here
     }
 
@@ -238,7 +240,10 @@ private:
     void run(size_type k, const TiledEll<Value, Index>& wt, const Epilogue<Value>& ep, LayerTimes&) {
         TESSEL_ENSURE_DIMS(k < layers_, "cuda engine: layer " + std::to_string(k + 1) + " of " +
                                             std::to_string(layers_) + " (EngineOptions::layers)");
-        marks_.record(2 * k, stream());
+        // Mark 2k is layer k-1's last mark unless other work came between (a new batch, rows
+        // moved between ranks).
+        if (restart_marks_ || k == 0) marks_.record(2 * k, stream());
+        restart_marks_ = false;
         const Value* in = act_[p_].data();
         Value* out = act_[1 - p_].data();
         const std::int32_t* count = counts_.data() + count_at_;
@@ -344,6 +349,7 @@ private:
     std::optional<size_type> known_count_;   // the column count when the host knows it
     size_type last_layer_ = -1;
     bool started_ = false;
+    bool restart_marks_ = true;
     std::vector<std::int64_t> rows_;  // the batch's image ids (without compaction: the columns)
     Marks marks_;
     struct PlanKey {
