@@ -112,7 +112,8 @@ device::LayerArrays StreamedLayers::stage(const TiledEll<Value, Index>& wt, cuda
         s.device = cuda::DeviceBuffer<std::byte>(p.bytes);
     }
     s.pinned.reserve(p.bytes);
-    for (const Part& part : parts(wt, p)) std::memcpy(s.pinned.data() + part.offset, part.host, std::size_t(part.bytes));
+    for (const Part& part : parts(wt, p))
+        if (part.bytes > 0) std::memcpy(s.pinned.data() + part.offset, part.host, std::size_t(part.bytes));
     // The copy overwrites the device buffer once the layer that read it (two back) is done.
     if (s.in_flight) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(copy_.get(), s.used, 0));
     cuda::copy_to_device(s.device.data(), s.pinned.data(), std::size_t(p.bytes), copy_.get());
