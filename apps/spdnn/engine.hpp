@@ -20,6 +20,13 @@ struct LayerTimes {
     double compaction = 0;
 };
 
+/// What a device engine measured for one layer of a batch, read back once after the batch.
+struct LayerRecord {
+    size_type live = 0;     // live images after the layer (nonzero ones without compaction)
+    double kernel = 0;      // device seconds of the layer kernel
+    double compaction = 0;  // device seconds of the compaction
+};
+
 /// The kernels an engine can run, named for --kernel and the metrics.
 enum class KernelChoice {
     automatic,  // fused on cpu, device tiled ELL on cuda
@@ -38,6 +45,19 @@ public:
     /// "cpu fused tiled-ELL R=32", ...
     virtual std::string name() const = 0;
     virtual int register_factor() const = 0;
+
+    /// Layer k of resident weights (the same matrix for every batch), handed over once before
+    /// the timed layers so that a device engine uploads it there. The default keeps nothing.
+    virtual void keep_layer(size_type /*k*/, const TiledEll<Value, Index>& /*wt*/) {}
+    /// The batch's images, handed over before its layers (a device engine uploads them here,
+    /// outside the layer loop); first_layer then gets the same images and rows.
+    virtual void start_batch(const Images& /*images*/, const std::vector<std::int64_t>& /*rows*/) {}
+    /// True when the engine keeps the live count on the device: count(), ids() and
+    /// nonzero_ids() then wait for the device, and the driver reads the per-layer counts once
+    /// per batch from batch_records() instead of count() after every layer.
+    virtual bool deferred_counts() const { return false; }
+    /// After a batch's last layer: each layer's live count and device times (deferred engines).
+    virtual std::vector<LayerRecord> batch_records() { return {}; }
 
     /// Layer 1 on the images with 0-based ids `rows` (ascending), then compaction.
     virtual void first_layer(const TiledEll<Value, Index>& wt, const Images& images,
@@ -76,6 +96,8 @@ struct EngineOptions {
     /// The same layer index always brings the same weights (resident weights): a device
     /// engine may keep its copy of layer k. False for streamed weights.
     bool weights_stable = true;
+    /// Layers per batch (the cuda engine keeps one live count per layer on the device).
+    size_type layers = 0;
 };
 
 /// The app's fused kernel on tile-major activations (fused_layer_kernels.hpp).

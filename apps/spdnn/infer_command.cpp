@@ -294,6 +294,9 @@ void write_metrics(const InferArgs& a, const Inputs& in, const Runs& runs, const
     j["images_file"] = in.images_path;
     j["inference"] = result_json(runs.best);
     j["repeats_seconds"] = runs.seconds;
+    // Host-device copies, waits and launches of the reported run, per phase (setup, the layer
+    // loop as steady with one step per layer and batch, finish).
+    j["device_traffic"] = runs.best.device_traffic;
     j["peak_rss_bytes"] = peak;
     j["estimated_bytes_per_rank"] = in.estimate.per_rank();
     j["cache"] = {{"network", {{"path", in.net_report.path}, {"hit", in.net_report.hit}, {"note", in.net_report.note}}},

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/comm/mpi_check.hpp"
+#include "core/device_traffic.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm.hpp"
 #include "core/progress.hpp"
@@ -191,6 +192,33 @@ std::vector<std::int64_t> gather_answer(std::vector<std::int64_t> found, const R
     return categories;
 }
 
+// Layer k of the batch on the engine (the device times of a deferred engine come with
+// batch_records()).
+void run_layer(Engine& engine, LayerWeights& weights, const Images& images, const std::vector<std::int64_t>& rows,
+               const Epilogue<Value>& ep, size_type k, LayerStats& stats) {
+    const double waited = weights.wait_seconds();
+    const auto& wt = weights.get(k).ell;
+    stats.wait[k] += weights.wait_seconds() - waited;
+    LayerTimes times;
+    if (k == 0)
+        engine.first_layer(wt, images, rows, ep, times);
+    else
+        engine.layer(k, wt, ep, times);
+    stats.kernel[k] += times.kernel;
+    stats.compaction[k] += times.compaction;
+}
+
+// A deferred engine's layers of one batch: device times, and the live counts unless the
+// driver read them after every layer.
+void add_records(const std::vector<LayerRecord>& records, bool with_live, LayerStats& stats) {
+    for (std::size_t k = 0; k < records.size() && k < stats.live.size(); ++k) {
+        stats.kernel[k] += records[k].kernel;
+        stats.compaction[k] += records[k].compaction;
+        stats.seconds[k] += records[k].kernel + records[k].compaction;
+        if (with_live) stats.live[k] += records[k].live;
+    }
+}
+
 // Per-layer times (the slowest rank's) and rows moved (all ranks) into the result.
 void report_layers(LayerStats& stats, const Ranks& ranks, size_type layers, InferenceResult& result) {
     if (ranks.active()) {
@@ -249,6 +277,7 @@ std::unique_ptr<Engine> start_result(const NetworkShape& network, const LayerWei
     eo.register_factor = options.register_factor;
     eo.compaction = result.compaction;
     eo.weights_stable = weights.stable();
+    eo.layers = network.layers;
     auto engine = make_engine(backend, options.kernel, eo);
     result.kernel = engine->name();
     result.register_factor = engine->register_factor();
@@ -267,6 +296,8 @@ InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const 
                                                        " layers, the network " + std::to_string(layers));
     const Ranks ranks = ranks_of(options.comm);
     InferenceResult result;
+    // This run's traffic only (one process may run several, --repeat).
+    device_traffic::reset();
     auto engine = start_result(network, weights, images, options, ranks, result);
     const size_type tile = std::max(1, result.register_factor);
     const BatchPlan plan = plan_batches(images.rows(), ranks, n, tile, options);
@@ -278,35 +309,43 @@ InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const 
     std::vector<std::int64_t> found;
     Progress progress("tessel-spdnn layers", layers * plan.batches, options.progress && ranks.rank == 0 ? -1 : 0);
     engine->reserve(std::min(plan.batch, plan.last - plan.first));
+    // Resident weights go to a device engine once, before the timed layers.
+    if (weights.stable())
+        for (size_type k = 0; k < layers; ++k) engine->keep_layer(k, weights.get(k).ell);
+    // A deferred engine's count is read after every layer only where something needs it then.
+    const bool count_each_layer = !engine->deferred_counts() || ranks.active() || options.verbose;
     if (ranks.active()) TESSEL_MPI_CHECK(MPI_Barrier(ranks.comm));
     Timer total;
     for (size_type bi = 0; bi < plan.batches; ++bi) {
         const auto rows = plan.rows(bi);
-        for (size_type k = 0; k < layers; ++k) {
-            Timer lt;
-            const double waited = weights.wait_seconds();
-            const auto& wt = weights.get(k).ell;
-            stats.wait[k] += weights.wait_seconds() - waited;
-            LayerTimes times;
-            if (k == 0)
-                engine->first_layer(wt, images, rows, ep, times);
-            else
-                engine->layer(k, wt, ep, times);
-            stats.kernel[k] += times.kernel;
-            stats.compaction[k] += times.compaction;
-            size_type live = result.compaction ? engine->count() : static_cast<size_type>(engine->nonzero_ids().size());
-            if (ranks.active()) live = exchange_counts(*engine, ranks, options, k, layers, tile, n, live, stats, result);
-            stats.live[k] += live;
-            stats.seconds[k] += lt.seconds();
-            if (options.verbose && ranks.rank == 0)
-                std::fprintf(stderr, "tessel-spdnn: batch %lld/%lld layer %lld/%lld: %lld live rows, %.3f ms\n",
-                             static_cast<long long>(bi + 1), static_cast<long long>(plan.batches),
-                             static_cast<long long>(k + 1), static_cast<long long>(layers),
-                             static_cast<long long>(live), 1e3 * lt.seconds());
-            progress.update(bi * layers + k + 1, std::to_string(live) + " live rows");
+        engine->start_batch(images, rows);
+        {
+            device_traffic::PhaseScope steady(device_traffic::Phase::steady);
+            for (size_type k = 0; k < layers; ++k) {
+                Timer lt;
+                run_layer(*engine, weights, images, rows, ep, k, stats);
+                size_type live = 0;
+                if (count_each_layer) {
+                    live = result.compaction ? engine->count() : static_cast<size_type>(engine->nonzero_ids().size());
+                    if (ranks.active())
+                        live = exchange_counts(*engine, ranks, options, k, layers, tile, n, live, stats, result);
+                    stats.live[k] += live;
+                }
+                if (!engine->deferred_counts()) stats.seconds[k] += lt.seconds();
+                if (options.verbose && ranks.rank == 0)
+                    std::fprintf(stderr, "tessel-spdnn: batch %lld/%lld layer %lld/%lld: %lld live rows, %.3f ms\n",
+                                 static_cast<long long>(bi + 1), static_cast<long long>(plan.batches),
+                                 static_cast<long long>(k + 1), static_cast<long long>(layers),
+                                 static_cast<long long>(live), 1e3 * lt.seconds());
+                progress.update(bi * layers + k + 1, count_each_layer ? std::to_string(live) + " live rows" : "");
+                device_traffic::count_steady_step();
+            }
         }
+        device_traffic::PhaseScope finish(device_traffic::Phase::finish);
+        if (engine->deferred_counts()) add_records(engine->batch_records(), !count_each_layer, stats);
         for (auto id : engine->nonzero_ids()) found.push_back(id + 1);
     }
+    device_traffic::PhaseScope finish(device_traffic::Phase::finish);
     Timer gt;
     result.categories = gather_answer(std::move(found), ranks);
     const double gather_s = gt.seconds();
@@ -314,6 +353,9 @@ InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const 
     progress.finish(std::to_string(result.categories.size()) + " categories");
     report_layers(stats, ranks, layers, result);
     result.phases.add("gather", gather_s);
+    result.device_traffic = device_traffic::to_json();
+    // The cuda engine picks its register tile at the first layer.
+    if (const int r = engine->register_factor(); r > 0) result.register_factor = r;
     return result;
 }
 

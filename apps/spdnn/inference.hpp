@@ -4,6 +4,8 @@
 
 #include <mpi.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -69,6 +71,9 @@ struct InferenceResult {
     size_type rows_moved = 0;
     size_type images = 0;
     size_type edges = 0;  // sum over layers of nnz(W_k)
+    /// core/device_traffic.hpp's counters of this run: {"setup", "steady" (the layer loops,
+    /// one step per layer and batch), "finish", "steady_steps"}; zero on the cpu backend.
+    nlohmann::json device_traffic;
     /// The Challenge's rate: images · edges / seconds.
     double edges_per_second() const { return seconds > 0 ? double(images) * double(edges) / seconds : 0.0; }
 };

@@ -1,0 +1,216 @@
+// The cuda engine (layers on the device, compaction on the device, counts read once per batch)
+// against the core engine, its cpu twin, layer by layer: resident and streamed weights,
+// compaction on and off, several register factors, layers reordered. Then whole inferences on
+// cuda against cpu with the device traffic of the layer loop.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numeric>
+
+#include "apps/spdnn/engine.hpp"
+#include "apps/spdnn/generator.hpp"
+#include "apps/spdnn/inference.hpp"
+#include "apps/spdnn/layer_weights.hpp"
+#include "core/backend.hpp"
+
+#if defined(TESSEL_HAVE_CUDA)
+#include <random>
+
+#include "apps/spdnn/cuda_layer_kernels.hpp"
+#include "core/cuda/device_buffer.hpp"
+#endif
+
+using namespace tessel;
+using namespace tessel::spdnn;
+
+namespace {
+
+constexpr size_type neurons = 1024;
+
+const Network& network() {
+    static const Network net = generate_network(neurons, 6, official_bias(neurons), 5);
+    return net;
+}
+const Images& images() {
+    static const Images im = generate_images(neurons, 150, 5);
+    return im;
+}
+
+// Live images of an engine as (id, activations) rows.
+struct Snapshot {
+    std::vector<std::int64_t> ids;
+    std::vector<Value> rows;
+};
+Snapshot snapshot(const Engine& e) {
+    Snapshot s;
+    s.ids = e.ids();
+    s.rows.resize(s.ids.size() * neurons);
+    e.export_rows(0, static_cast<size_type>(s.ids.size()), s.rows.data());
+    return s;
+}
+
+// Largest difference relative to max(1, |expected|): the device sums in the same order but
+// may fuse multiply and add.
+double largest_difference(const std::vector<Value>& a, const std::vector<Value>& b) {
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        worst = std::max(worst, std::abs(double(a[i]) - double(b[i])) / std::max(1.0, std::abs(double(b[i]))));
+    return worst;
+}
+
+}  // namespace
+
+TEST_CASE("cuda engine equals the core engine layer by layer", "[cuda][spdnn]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    const auto& net = network();
+    const auto ep = Epilogue<Value>::bias_relu_cap(net.bias, activation_cap);
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(images().rows()));
+    std::iota(rows.begin(), rows.end(), std::int64_t{0});
+    struct Case {
+        bool stable, compaction, reorder;
+        int factor;
+    };
+    for (auto c : {Case{true, true, false, 0}, Case{false, true, true, 8}, Case{true, false, false, 4},
+                   Case{false, false, false, 32}}) {
+        CAPTURE(c.stable, c.compaction, c.reorder, c.factor);
+        auto weights = resident_weights(net, weight_layout(neurons, c.reorder ? 128 : 256, c.reorder ? 1 : 0));
+        const EngineOptions cpu_options{neurons, c.factor, c.compaction, true, net.layer_count()};
+        const EngineOptions gpu_options{neurons, c.factor, c.compaction, c.stable, net.layer_count()};
+        auto cpu = make_core_engine(cpu_options);
+        auto gpu = make_cuda_engine(gpu_options, KernelChoice::core);
+        if (c.stable)
+            for (size_type k = 0; k < net.layer_count(); ++k) gpu->keep_layer(k, weights->get(k).ell);
+        gpu->reserve(images().rows());
+        gpu->start_batch(images(), rows);
+        for (size_type k = 0; k < net.layer_count(); ++k) {
+            CAPTURE(k);
+            LayerTimes times;
+            const auto& wt = weights->get(k).ell;
+            if (k == 0) {
+                cpu->first_layer(wt, images(), rows, ep, times);
+                gpu->first_layer(wt, images(), rows, ep, times);
+            } else {
+                cpu->layer(k, wt, ep, times);
+                gpu->layer(k, wt, ep, times);
+            }
+            const Snapshot want = snapshot(*cpu), got = snapshot(*gpu);
+            REQUIRE(got.ids == want.ids);
+            CHECK(largest_difference(got.rows, want.rows) < 1e-5);
+            CHECK(gpu->count() == cpu->count());
+            CHECK(gpu->nonzero_ids() == cpu->nonzero_ids());
+        }
+        const auto records = gpu->batch_records();
+        REQUIRE(records.size() == std::size_t(net.layer_count()));
+        CHECK(records.back().live == static_cast<size_type>(cpu->nonzero_ids().size()));
+    }
+}
+
+TEST_CASE("cuda inference: cpu categories, no host wait and at most 32 bytes per layer", "[cuda][spdnn]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    const auto& net = network();
+    InferenceOptions cpu_options;
+    cpu_options.backend = Backend::cpu;
+    const auto want = infer(net, images(), cpu_options);
+    REQUIRE_FALSE(want.categories.empty());
+    for (auto kernel : {KernelChoice::core, KernelChoice::cusparse}) {
+        CAPTURE(to_string(kernel));
+        InferenceOptions options;
+        options.backend = Backend::cuda;
+        options.kernel = kernel;
+        options.batch_images = 64;  // three batches: every batch's counts read after its layers
+        const auto got = infer(net, images(), options);
+        CHECK(got.categories == want.categories);
+        for (size_type k = 0; k < net.layer_count(); ++k) CHECK(got.layers[k].live_rows == want.layers[k].live_rows);
+        const auto& t = got.device_traffic;
+        const std::int64_t steps = t["steady_steps"];
+        CHECK(steps == 3 * net.layer_count());
+        const auto& steady = t["steady"];
+        const std::int64_t bytes = steady["h2d_bytes"].get<std::int64_t>() + steady["d2h_bytes"].get<std::int64_t>();
+        const std::int64_t waits = steady["synchronizations"];
+        if (kernel == KernelChoice::core) {
+            // The tiled kernel reads its column count on the device: nothing crosses, no wait.
+            CHECK(bytes == 0);
+            CHECK(waits == 0);
+        } else {
+            // cuSPARSE needs the count on the host: 4 bytes and one wait per layer at most.
+            CHECK(bytes <= 4 * steps);
+            CHECK(waits <= steps);
+        }
+        CHECK(t["setup"]["h2d_bytes"].get<std::int64_t>() > 0);
+        CHECK(t["finish"]["d2h_bytes"].get<std::int64_t>() > 0);
+    }
+}
+
+TEST_CASE("cuda inference with streamed weights: cpu categories, the layers through pinned buffers",
+          "[cuda][spdnn]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    const auto& net = network();
+    InferenceOptions cpu_options;
+    cpu_options.backend = Backend::cpu;
+    const auto want = infer(net, images(), cpu_options);
+    const auto layout = weight_layout(neurons);
+    auto streamed =
+        streamed_weights(net.layer_count(), [&net](size_type k) { return net.layers[k]; }, layout, "streamed");
+    InferenceOptions options;
+    options.backend = Backend::cuda;
+    options.kernel = KernelChoice::core;
+    const auto got = infer(shape_of(net), *streamed, images(), options);
+    CHECK(got.categories == want.categories);
+    const auto& steady = got.device_traffic["steady"];
+    const std::int64_t steps = got.device_traffic["steady_steps"];
+    // One pinned copy per layer, and a wait only for the pinned buffer two layers back.
+    CHECK(steady["copies"].get<std::int64_t>() == steps);
+    CHECK(steady["pageable_copies"].get<std::int64_t>() == 0);
+    CHECK(steady["synchronizations"].get<std::int64_t>() <= steps);
+    CHECK(steady["d2h_bytes"].get<std::int64_t>() == 0);
+}
+
+#if defined(TESSEL_HAVE_CUDA)
+
+TEST_CASE("cuda compact_live equals a host loop over many chunks of flags", "[cuda][spdnn]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    // 20011 flags: three chunks of 8192 (the last one ragged), runs of live and dead columns.
+    const std::int32_t k = 20011;
+    std::mt19937 rng(7);
+    std::vector<std::int32_t> flags(static_cast<std::size_t>(k));
+    for (std::int32_t j = 0; j < k; ++j) flags[j] = (j / 300) % 3 == 0 ? 1 : int(rng() % 4 == 0);
+    std::vector<std::int64_t> ids(flags.size());
+    for (std::int32_t j = 0; j < k; ++j) ids[j] = 3 * std::int64_t(j) + 1;
+    std::vector<std::int32_t> want_kept;
+    std::vector<std::int64_t> want_ids;
+    for (std::int32_t j = 0; j < k; ++j)
+        if (flags[j]) {
+            want_kept.push_back(j);
+            want_ids.push_back(ids[j]);
+        }
+    cuda::DeviceBuffer<std::int32_t> live(flags.data(), k), kept(k), counts(2);
+    cuda::DeviceBuffer<std::int64_t> ids_in(ids.data(), k), ids_out(k);
+    counts.upload(&k, 1);
+    spdnn::device::compact_live(live.data(), counts.data(), kept.data(), counts.data() + 1, ids_in.data(),
+                                ids_out.data(), nullptr);
+    std::int32_t got_count = -1;
+    counts.download(&got_count, 1, nullptr, 1);
+    REQUIRE(got_count == static_cast<std::int32_t>(want_kept.size()));
+    std::vector<std::int32_t> got_kept(want_kept.size()), zeroed(flags.size(), 1);
+    std::vector<std::int64_t> got_ids(want_ids.size());
+    kept.download(got_kept.data(), got_count);
+    ids_out.download(got_ids.data(), got_count);
+    live.download(zeroed.data(), k);
+    CHECK(got_kept == want_kept);
+    CHECK(got_ids == want_ids);
+    CHECK(std::all_of(zeroed.begin(), zeroed.end(), [](std::int32_t f) { return f == 0; }));
+}
+
+#endif
