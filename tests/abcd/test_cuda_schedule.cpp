@@ -39,32 +39,56 @@ TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C,
     const Plan plan = inspect(p, test::one_process(size_type(96) << 10));  // several blocks and chunks
     const ProcessPlan& pp = plan.processes[0];
     REQUIRE(pp.blocks.size() > 1);
-    const DeviceSchedule d = schedule_device(p, plan, pp, all_blocks(pp), 4);
+    const DeviceSchedule d = schedule_device(p, plan, pp, all_blocks(pp), 4, 4096);  // parts of a few tiles
     CHECK(d.gemms == pp.gemms);
     CHECK(d.operands.size() == static_cast<std::size_t>(pp.gemms));
-    CHECK(d.calls < d.gemms);  // one tile size: batched
+    // One tile size: batched, in parts as large as the chunks.
+    CHECK(schedule_device(p, plan, pp, all_blocks(pp), 4).calls < pp.gemms);
     std::set<size_type> covered;
+    bool several_parts = false;
     for (std::size_t bi = 0; bi < d.blocks.size(); ++bi) {
         const BlockSchedule& bs = d.blocks[bi];
-        CHECK(bs.chunks.size() == pp.blocks[bi].chunks.size());
+        const BlockPlan& b = pp.blocks[bi];
+        CHECK(bs.chunks.size() == b.chunks.size());
         for (size_type off : bs.b_offset) CHECK(off % tile_alignment == 0);
         for (size_type off : bs.c_offset) CHECK((off >= bs.c_begin && off < bs.end && off % tile_alignment == 0));
         std::map<size_type, int> stream_of_c;
-        for (const ChunkSchedule& cs : bs.chunks) {
+        for (std::size_t n = 0; n < bs.chunks.size(); ++n) {
+            const ChunkSchedule& cs = bs.chunks[n];
             CHECK(cs.values <= d.chunk_values);
-            for (const GemmCall& call : cs.calls) {
-                std::set<size_type> cs_in_call;
-                for (size_type x = call.first; x < call.first + call.count; ++x) {
-                    CHECK(covered.insert(x).second);
-                    const GemmOperands& o = d.operands[static_cast<std::size_t>(x)];
-                    CHECK(cs_in_call.insert(o.c).second);  // no two problems of a call on one C
-                    const auto [it, fresh] = stream_of_c.emplace(o.c, call.stream);
-                    CHECK(it->second == call.stream);
-                    CHECK(o.a + call.m * call.k <= cs.values);
-                    CHECK(o.b + call.k * call.n <= bs.c_begin);
+            REQUIRE(!cs.parts.empty());
+            several_parts = several_parts || cs.parts.size() > 1;
+            // Parts cover the chunk in order; in the last chunk, the C tiles they make final grow
+            // to all of the block's, and no later part updates a C tile already final.
+            CHECK(cs.parts.front().begin == 0);
+            CHECK(cs.parts.back().end == cs.values);
+            CHECK(cs.parts.back().last == cs.order.size());
+            std::size_t final_before = 0;
+            for (std::size_t q = 0; q < cs.parts.size(); ++q) {
+                const ChunkPart& part = cs.parts[q];
+                if (q > 0) CHECK((part.begin == cs.parts[q - 1].end && part.first == cs.parts[q - 1].last));
+                for (const GemmCall& call : part.calls) {
+                    std::set<size_type> cs_in_call;
+                    for (size_type x = call.first; x < call.first + call.count; ++x) {
+                        CHECK(covered.insert(x).second);
+                        const GemmOperands& o = d.operands[static_cast<std::size_t>(x)];
+                        CHECK(cs_in_call.insert(o.c).second);  // no two problems of a call on one C
+                        const auto [it, fresh] = stream_of_c.emplace(o.c, call.stream);
+                        CHECK(it->second == call.stream);
+                        CHECK((o.a >= part.begin && o.a + call.m * call.k <= part.end));
+                        CHECK(o.b + call.k * call.n <= bs.c_begin);
+                        if (n + 1 == bs.chunks.size() && final_before > 0)
+                            CHECK(o.c >= bs.c_offset[final_before - 1] + 1);  // not a tile already final
+                    }
+                }
+                if (n + 1 == bs.chunks.size()) {
+                    CHECK(part.c_final >= final_before);
+                    final_before = part.c_final;
                 }
             }
+            if (n + 1 == bs.chunks.size()) CHECK(final_before == b.c_tiles.size());
         }
     }
+    CHECK(several_parts);
     CHECK(covered.size() == d.operands.size());
 }

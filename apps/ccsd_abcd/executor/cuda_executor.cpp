@@ -64,8 +64,11 @@ struct Device {
     std::vector<cuda::Event> copied;                 // chunk buffer x is loaded (x = 0, 1)
     std::vector<std::vector<cuda::Event>> computed;  // [x][s]: GEMMs of stream s on buffer x done
     std::vector<cuda::Event> block_end;              // [s]: stream s is done with the block
+    std::vector<cuda::Event> part_done;              // [s]: stream s has run a part's GEMMs
     std::optional<cuda::Event> ready, c_down;        // B and zero C in place; C of the block read
+    std::optional<cuda::Event> part_up;              // a part of A is in
     std::vector<TileBuffer<T>> c_tiles;              // C of the block on its way to the host
+    std::size_t c_sent = 0;                          // C tiles of the block sent down so far
 
     ~Device() {
         // Only reached with work pending on an error path (run() ends with a counted wait);
@@ -80,8 +83,8 @@ template <typename T>
 class CudaRun {
 public:
     CudaRun(const Problem& p, const Plan& plan, TileStore<T>& a, TileExchange<T>& ex, ExecutionResult& r, int rank,
-            int first_device)
-        : p_(p), plan_(plan), me_(plan.processes[rank]), a_(a), ex_(ex), r_(r),
+            int first_device, size_type part_bytes)
+        : p_(p), plan_(plan), me_(plan.processes[rank]), a_(a), ex_(ex), r_(r), part_bytes_(part_bytes),
           generated_(dynamic_cast<const GeneratedTiles*>(p.values.get())) {
         const int count = cuda::device_count();
         if (count == 0) TESSEL_THROW(CudaError, "the cuda backend found no CUDA device");
@@ -118,12 +121,13 @@ private:
     void setup(Device<T>& d, int id) {
         d.id = id;
         TESSEL_CUDA_CHECK(cudaSetDevice(id));
-        d.schedule = schedule_device(p_, plan_, me_, d.blocks, streams_per_device);
+        d.schedule = schedule_device(p_, plan_, me_, d.blocks, streams_per_device, part_bytes_);
         const DeviceSchedule& s = d.schedule;
         for (int x = 0; x < streams_per_device; ++x) {
             d.compute.emplace_back();
             d.handles.emplace_back(static_cast<void*>(d.compute.back().get()));
             d.block_end.emplace_back();
+            d.part_done.emplace_back();
         }
         d.up.emplace();
         d.down.emplace();
@@ -136,6 +140,7 @@ private:
         }
         d.ready.emplace();
         d.c_down.emplace();
+        d.part_up.emplace();
         const auto slot_values = size_type(staging_bytes / sizeof(T));
         d.up_ring.emplace(staging_slots, slot_values);
         d.down_ring.emplace(staging_slots, slot_values);
@@ -151,14 +156,15 @@ private:
         std::vector<T*> host(3 * g);
         for (const auto& b : s.blocks)
             for (const auto& ch : b.chunks)
-                for (const auto& call : ch.calls)
-                    for (size_type x = call.first; x < call.first + call.count; ++x) {
-                        const auto at = static_cast<std::size_t>(x);
-                        const GemmOperands& o = s.operands[at];
-                        host[at] = d.chunk_buf[ch.buffer].data() + o.a;
-                        host[g + at] = d.block_buf.data() + o.b;
-                        host[2 * g + at] = d.block_buf.data() + o.c;
-                    }
+                for (const auto& part : ch.parts)
+                    for (const auto& call : part.calls)
+                        for (size_type x = call.first; x < call.first + call.count; ++x) {
+                            const auto at = static_cast<std::size_t>(x);
+                            const GemmOperands& o = s.operands[at];
+                            host[at] = d.chunk_buf[ch.buffer].data() + o.a;
+                            host[g + at] = d.block_buf.data() + o.b;
+                            host[2 * g + at] = d.block_buf.data() + o.c;
+                        }
         if (g > 0) d.pointers = cuda::DeviceBuffer<T*>(host.data(), static_cast<size_type>(host.size()), d.up->get());
         if (b_on_device() && !s.b_tiles.empty()) {
             std::vector<TileJob> jobs;
@@ -170,8 +176,8 @@ private:
         d.up->synchronize();
     }
 
-    // One non-blocking step of a device: start a block, or compute a chunk and stage the next,
-    // or bring a finished block's C back. False when the device has nothing left.
+    // One non-blocking step of a device: start a block, or run a chunk, or bring the rest of a
+    // finished block's C back. False when the device has nothing left.
     bool step(Device<T>& d) {
         if (d.block >= d.blocks.size()) return false;
         TESSEL_CUDA_CHECK(cudaSetDevice(d.id));
@@ -179,13 +185,11 @@ private:
         const BlockSchedule& bs = d.schedule.blocks[d.block];
         if (d.chunk < 0) {
             start_block(d, b, bs);
-            if (!b.chunks.empty()) stage_chunk(d, b, bs, 0);
             d.chunk = 0;
             return true;
         }
         if (d.chunk < static_cast<int>(b.chunks.size())) {
-            compute_chunk(d, bs, d.chunk);
-            if (d.chunk + 1 < static_cast<int>(b.chunks.size())) stage_chunk(d, b, bs, d.chunk + 1);
+            run_chunk(d, b, bs, d.chunk);
             ++d.chunk;
             return true;
         }
@@ -215,6 +219,8 @@ private:
         TESSEL_CUDA_CHECK(cudaEventRecord(d.ready->get(), writer));
         for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.ready->get(), 0));
         TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.down->get(), d.ready->get(), 0));
+        d.c_tiles.assign(b.c_tiles.size(), TileBuffer<T>{});
+        d.c_sent = 0;
     }
 
     // B tiles that only the host can make (stored in a file): made by all threads, then up.
@@ -239,28 +245,40 @@ private:
         r_.h2d_bytes += b.b_bytes;
     }
 
-    // Chunk n: its A tiles (received by now) through the staging ring into device buffer
-    // `buffer` once the GEMMs that last used that buffer are done.
-    void stage_chunk(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, int n) {
+    // Chunk n, part by part: the part's A tiles (received by now) through the staging ring into
+    // device buffer `buffer` (once the GEMMs that last used that buffer are done), then its
+    // GEMMs, which run while the host packs the next part; in the block's last chunk, the C
+    // tiles that a part made final go down while the next parts compute.
+    void run_chunk(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, int n) {
         const ChunkPlan& ch = b.chunks[n];
         const ChunkSchedule& cs = bs.chunks[n];
+        const bool last = n + 1 == static_cast<int>(b.chunks.size());
         ex_.wait_for(ch.a_tiles);
         for (auto& e : d.computed[cs.buffer]) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.up->get(), e.get(), 0));
-        std::vector<PackedTile> packed(ch.a_tiles.size());
-        for (std::size_t t = 0; t < ch.a_tiles.size(); ++t)
-            packed[t] = {cs.a_offset[t], static_cast<size_type>(a_[ch.a_tiles[t]].size())};
-        d.up_ring->upload(d.chunk_buf[cs.buffer].data(), cs.values, packed,
-                          [&](std::size_t t) { return a_[ch.a_tiles[t]].data(); }, d.up->get());
-        TESSEL_CUDA_CHECK(cudaEventRecord(d.copied[cs.buffer].get(), d.up->get()));
+        for (const ChunkPart& part : cs.parts) {
+            std::vector<PackedTile> packed;
+            for (std::size_t x = part.first; x < part.last; ++x) {
+                const std::size_t t = cs.order[x];
+                packed.push_back({cs.a_offset[t] - part.begin, static_cast<size_type>(a_[ch.a_tiles[t]].size())});
+            }
+            d.up_ring->upload(d.chunk_buf[cs.buffer].data() + part.begin, part.end - part.begin, packed,
+                              [&](std::size_t x) { return a_[ch.a_tiles[cs.order[part.first + x]]].data(); }, d.up->get());
+            // Waits are taken when enqueued: the event is free again right after.
+            TESSEL_CUDA_CHECK(cudaEventRecord(d.part_up->get(), d.up->get()));
+            for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.part_up->get(), 0));
+            issue_calls(d, cs, part);
+            if (last && part.c_final > d.c_sent) send_c_down(d, b, bs, part.c_final);
+        }
+        for (int s = 0; s < streams_per_device; ++s)
+            TESSEL_CUDA_CHECK(cudaEventRecord(d.computed[cs.buffer][s].get(), d.compute[s].get()));
         r_.h2d_bytes += ch.bytes;
+        ++r_.chunks;
     }
 
-    // The calls of chunk n on their streams, after its A tiles are in.
-    void compute_chunk(Device<T>& d, const BlockSchedule& bs, int n) {
-        const ChunkSchedule& cs = bs.chunks[n];
-        for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.copied[cs.buffer].get(), 0));
+    // The calls of one part on their streams.
+    void issue_calls(Device<T>& d, const ChunkSchedule& cs, const ChunkPart& part) {
         const std::size_t g = d.schedule.operands.size();
-        for (const GemmCall& call : cs.calls) {
+        for (const GemmCall& call : part.calls) {
             cuda::GemmHandle& h = d.handles[static_cast<std::size_t>(call.stream)];
             if (call.count == 1) {
                 const GemmOperands& o = d.schedule.operands[static_cast<std::size_t>(call.first)];
@@ -274,34 +292,43 @@ private:
             r_.flops += 2.0 * double(call.m) * double(call.n) * double(call.k) * double(call.count);
             r_.gemms += call.count;
         }
-        for (int s = 0; s < streams_per_device; ++s)
-            TESSEL_CUDA_CHECK(cudaEventRecord(d.computed[cs.buffer][s].get(), d.compute[s].get()));
-        ++r_.chunks;
     }
 
-    // C of the block back once its last GEMMs are done, window by window, each C tile handed
-    // to its owner as soon as its last values are in.
-    void finish_block(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs) {
+    // C tiles [c_sent, until) of the block down, after the GEMMs enqueued so far; each tile is
+    // handed to its owner as soon as its last values are in.
+    void send_c_down(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, std::size_t until) {
         cudaStream_t down = d.down->get();
-        if (!bs.chunks.empty())
-            for (auto& e : d.computed[bs.chunks.back().buffer]) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(down, e.get(), 0));
+        for (int s = 0; s < streams_per_device; ++s) {
+            TESSEL_CUDA_CHECK(cudaEventRecord(d.part_done[s].get(), d.compute[s].get()));
+            TESSEL_CUDA_CHECK(cudaStreamWaitEvent(down, d.part_done[s].get(), 0));
+        }
+        const TileShape& cs = plan_.product.c_shape;
+        const std::size_t from = d.c_sent;
+        const size_type base = bs.c_offset[from];
+        std::vector<PackedTile> packed;
+        for (std::size_t s = from; s < until; ++s) {
+            const size_type pos = b.c_tiles[s];
+            packed.push_back({bs.c_offset[s] - base, p_.m_tiling.size(cs.row_of(pos)) * p_.n_tiling.size(cs.col_idx()[pos])});
+        }
+        const size_type values = packed.back().offset + packed.back().values;
+        d.down_ring->download(
+            d.block_buf.data() + base, values, std::move(packed),
+            [&d, from](std::size_t x, size_type values) {
+                d.c_tiles[from + x].resize(static_cast<std::size_t>(values));
+                return d.c_tiles[from + x].data();
+            },
+            [&d, from, &b, this](std::size_t x) { ex_.deliver_c(b.c_tiles[from + x], std::move(d.c_tiles[from + x])); },
+            down);
+        d.c_sent = until;
+    }
+
+    // The rest of the block's C down (all of it when the block has no chunks), every window
+    // unpacked; the next block may then overwrite the buffer.
+    void finish_block(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs) {
+        if (d.c_sent < b.c_tiles.size()) send_c_down(d, b, bs, b.c_tiles.size());
         for (int s = 0; s < streams_per_device; ++s)
             TESSEL_CUDA_CHECK(cudaEventRecord(d.block_end[s].get(), d.compute[s].get()));
-        const TileShape& cs = plan_.product.c_shape;
-        std::vector<PackedTile> packed(b.c_tiles.size());
-        for (std::size_t s = 0; s < b.c_tiles.size(); ++s) {
-            const size_type pos = b.c_tiles[s];
-            packed[s] = {bs.c_offset[s] - bs.c_begin, p_.m_tiling.size(cs.row_of(pos)) * p_.n_tiling.size(cs.col_idx()[pos])};
-        }
-        d.c_tiles.assign(b.c_tiles.size(), TileBuffer<T>{});
-        d.down_ring->download(
-            d.block_buf.data() + bs.c_begin, bs.end - bs.c_begin, packed,
-            [&](std::size_t s) {
-                d.c_tiles[s].resize(static_cast<std::size_t>(packed[s].values));
-                return d.c_tiles[s].data();
-            },
-            [&](std::size_t s) { ex_.deliver_c(b.c_tiles[s], std::move(d.c_tiles[s])); }, down);
-        TESSEL_CUDA_CHECK(cudaEventRecord(d.c_down->get(), down));
+        TESSEL_CUDA_CHECK(cudaEventRecord(d.c_down->get(), d.down->get()));
         d.down_ring->finish();
         r_.d2h_bytes += b.c_bytes;
         ++r_.blocks;
@@ -313,6 +340,7 @@ private:
     TileStore<T>& a_;
     TileExchange<T>& ex_;
     ExecutionResult& r_;
+    size_type part_bytes_;
     const GeneratedTiles* generated_;  // B's values as a function of coordinates: made on the device
     std::vector<std::unique_ptr<Device<T>>> devices_;
 };
@@ -329,7 +357,7 @@ ExecutionResult execute_cuda(const Problem& p, const Plan& plan, TileStore<T>& a
     bool b_on_device = dynamic_cast<const GeneratedTiles*>(p.values.get()) != nullptr;
     if (o.rank < plan.grid.size() && !plan.processes[o.rank].blocks.empty()) {
         Timer setup;
-        CudaRun<T> run(p, plan, a, ex, r, o.rank, o.first_device);
+        CudaRun<T> run(p, plan, a, ex, r, o.rank, o.first_device, o.cuda_part_bytes);
         r.device_setup_seconds = setup.seconds();
         run.run();
     }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <tuple>
+#include <utility>
 
 namespace tessel::abcd {
 
@@ -21,16 +22,18 @@ struct Gemm {
     GemmOperands at;
 };
 
-// The GEMMs of chunk `ch` of block `b`: C(i, c) += A(i, k)·B(k, c) for its A tiles and the
-// block's B tiles of row k; each C tile's stream and the round of each of its GEMMs.
-std::vector<Gemm> chunk_gemms(const Problem& p, const Plan& plan, const BlockPlan& b, const BlockSchedule& bs,
-                              const ChunkPlan& ch, const ChunkSchedule& cs, int streams) {
+// The GEMMs of A tiles order[first .. last) of chunk `ch` of block `b`: C(i, c) += A(i, k)·B(k, c)
+// with the block's B tiles of row k; each C tile's stream and the round of each of its GEMMs.
+std::vector<Gemm> part_gemms(const Problem& p, const Plan& plan, const BlockPlan& b, const BlockSchedule& bs,
+                             const ChunkPlan& ch, const ChunkSchedule& cs, std::size_t first, std::size_t last,
+                             int streams) {
     const TileShape& as = p.a_shape;
     const TileShape& shape_b = p.b_shape;
     const TileShape& shape_c = plan.product.c_shape;
-    std::vector<size_type> seen(b.c_tiles.size(), 0);  // GEMMs of each C tile so far in this chunk
+    std::vector<size_type> seen(b.c_tiles.size(), 0);  // GEMMs of each C tile so far in this part
     std::vector<Gemm> out;
-    for (std::size_t t = 0; t < ch.a_tiles.size(); ++t) {
+    for (std::size_t x = first; x < last; ++x) {
+        const std::size_t t = cs.order[x];
         const size_type apos = ch.a_tiles[t];
         const size_type i = as.row_of(apos), k = as.col_idx()[apos];
         // The block's B tiles of row k: b_tiles is sorted, so they are contiguous.
@@ -55,8 +58,58 @@ std::vector<Gemm> chunk_gemms(const Problem& p, const Plan& plan, const BlockPla
     return out;
 }
 
+// The chunk's tiles by (row, column), packed in that order, cut into parts of about
+// `part_values` (a part ends at a tile's end).
+void lay_out_chunk(const Problem& p, const ChunkPlan& ch, ChunkSchedule& cs, size_type part_values) {
+    const TileShape& as = p.a_shape;
+    cs.order.resize(ch.a_tiles.size());
+    for (std::size_t t = 0; t < cs.order.size(); ++t) cs.order[t] = t;
+    std::sort(cs.order.begin(), cs.order.end(), [&](std::size_t x, std::size_t y) {
+        return std::pair(as.row_of(ch.a_tiles[x]), as.col_idx()[ch.a_tiles[x]]) <
+               std::pair(as.row_of(ch.a_tiles[y]), as.col_idx()[ch.a_tiles[y]]);
+    });
+    cs.a_offset.assign(ch.a_tiles.size(), 0);
+    for (std::size_t x = 0; x < cs.order.size(); ++x) {
+        const std::size_t t = cs.order[x];
+        if (cs.parts.empty() || cs.values - cs.parts.back().begin >= part_values) {
+            if (!cs.parts.empty()) {
+                cs.parts.back().end = cs.values;
+                cs.parts.back().last = x;
+            }
+            ChunkPart part;
+            part.begin = cs.values;
+            part.first = x;
+            cs.parts.push_back(part);
+        }
+        cs.a_offset[t] = cs.values;
+        cs.values += round_up(tile_values(as, p.m_tiling, p.k_tiling, ch.a_tiles[t]));
+    }
+    if (!cs.parts.empty()) {
+        cs.parts.back().end = cs.values;
+        cs.parts.back().last = cs.order.size();
+    }
+}
+
+// Last chunk: after each part, the C tiles of the rows before the next part's first row are
+// final (C tiles lie by row); after the last part, all of them.
+void mark_final_c(const Problem& p, const Plan& plan, const BlockPlan& b, const ChunkPlan& ch, ChunkSchedule& cs) {
+    const TileShape& shape_c = plan.product.c_shape;
+    for (std::size_t q = 0; q < cs.parts.size(); ++q) {
+        ChunkPart& part = cs.parts[q];
+        if (q + 1 == cs.parts.size()) {
+            part.c_final = b.c_tiles.size();
+            continue;
+        }
+        const size_type next_row = p.a_shape.row_of(ch.a_tiles[cs.order[cs.parts[q + 1].first]]);
+        part.c_final = static_cast<std::size_t>(
+            std::partition_point(b.c_tiles.begin(), b.c_tiles.end(),
+                                 [&](size_type pos) { return shape_c.row_of(pos) < next_row; }) -
+            b.c_tiles.begin());
+    }
+}
+
 // Calls in issue order: round by round, stream by stream, one call per shape.
-void group_calls(std::vector<Gemm>& gemms, ChunkSchedule& cs, DeviceSchedule& d) {
+void group_calls(std::vector<Gemm>& gemms, ChunkPart& cs, DeviceSchedule& d) {
     const auto key = [](const Gemm& g) { return std::tie(g.round, g.stream, g.m, g.n, g.k); };
     std::stable_sort(gemms.begin(), gemms.end(), [&](const Gemm& x, const Gemm& y) { return key(x) < key(y); });
     for (std::size_t g = 0; g < gemms.size(); ++g) {
@@ -79,7 +132,7 @@ void group_calls(std::vector<Gemm>& gemms, ChunkSchedule& cs, DeviceSchedule& d)
 }  // namespace
 
 DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const ProcessPlan& process,
-                               const std::vector<std::size_t>& blocks, int streams) {
+                               const std::vector<std::size_t>& blocks, int streams, size_type part_bytes) {
     DeviceSchedule d;
     int chunk_number = 0;  // over the device's blocks: chunk buffers alternate
     for (std::size_t bi : blocks) {
@@ -102,16 +155,18 @@ DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const Process
         }
         bs.end = at;
         d.block_values = std::max(d.block_values, at);
-        for (const ChunkPlan& ch : b.chunks) {
+        const size_type part_values = std::max<size_type>(1, part_bytes / value_bytes(p.precision));
+        for (std::size_t n = 0; n < b.chunks.size(); ++n) {
+            const ChunkPlan& ch = b.chunks[n];
             ChunkSchedule cs;
             cs.buffer = chunk_number++ % 2;
-            for (size_type pos : ch.a_tiles) {
-                cs.a_offset.push_back(cs.values);
-                cs.values += round_up(tile_values(p.a_shape, p.m_tiling, p.k_tiling, pos));
-            }
+            lay_out_chunk(p, ch, cs, part_values);
+            if (n + 1 == b.chunks.size()) mark_final_c(p, plan, b, ch, cs);
             d.chunk_values = std::max(d.chunk_values, cs.values);
-            std::vector<Gemm> gemms = chunk_gemms(p, plan, b, bs, ch, cs, streams);
-            group_calls(gemms, cs, d);
+            for (ChunkPart& part : cs.parts) {
+                std::vector<Gemm> gemms = part_gemms(p, plan, b, bs, ch, cs, part.first, part.last, streams);
+                group_calls(gemms, part, d);
+            }
             bs.chunks.push_back(std::move(cs));
         }
         d.blocks.push_back(std::move(bs));

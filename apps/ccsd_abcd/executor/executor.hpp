@@ -20,6 +20,9 @@ struct ExecutorOptions {
     int rank = 0;
     /// cuda: the process's devices are first_device, first_device + 1, ... (mod the count).
     int first_device = 0;
+    /// cuda: a chunk of A goes up in parts of about this many bytes, each part's GEMMs starting
+    /// while the next part is on its way.
+    size_type cuda_part_bytes = size_type(64) << 20;
     /// cpu: GEMM tasks smaller than this many columns are not split further.
     size_type min_split_columns = 64;
     bool verbose = false;

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "core/cuda/pinned_buffer.hpp"
@@ -60,20 +61,24 @@ public:
     }
 
     /// The tiles := device[0 .. values) on `stream` (after the work enqueued there), window by
-    /// window; `target(t)` gives tile t's host memory (called once per tile, before its first
-    /// values arrive) and `complete(t)` is called once its last values are in. The last windows
-    /// are unpacked by finish().
-    void download(const T* device, size_type values, const std::vector<PackedTile>& tiles,
-                  const std::function<T*(std::size_t)>& target, const std::function<void(std::size_t)>& complete,
+    /// window; `target(t, values)` gives tile t's host memory (called once per tile, before its
+    /// first values arrive) and `complete(t)` is called once its last values are in. Windows are
+    /// unpacked when their slot is needed again, or by finish(); the callbacks must live until.
+    void download(const T* device, size_type values, std::vector<PackedTile> tiles,
+                  std::function<T*(std::size_t, size_type)> target, std::function<void(std::size_t)> complete,
                   cudaStream_t stream) {
-        job_ = Job{&tiles, target, complete, std::vector<T*>(tiles.size(), nullptr)};
+        auto job = std::make_shared<Job>();
+        job->memory.assign(tiles.size(), nullptr);
+        job->tiles = std::move(tiles);
+        job->target = std::move(target);
+        job->complete = std::move(complete);
         for (size_type w = 0; w < values; w += slot_values_) {
             const size_type len = std::min(slot_values_, values - w);
             if (pending_.size() == slots_.size()) unpack_oldest();
             Slot& s = next_slot();
             cuda::copy_to_host(s.memory.data(), device + w, std::size_t(len) * sizeof(T), stream);
             TESSEL_CUDA_CHECK(cudaEventRecord(s.done.get(), stream));
-            pending_.push_back({&s, w, len});
+            pending_.push_back({&s, w, len, job});
         }
     }
 
@@ -92,15 +97,16 @@ private:
         const T* from;
         size_type values;
     };
+    struct Job {
+        std::vector<PackedTile> tiles;
+        std::function<T*(std::size_t, size_type)> target;
+        std::function<void(std::size_t)> complete;
+        std::vector<T*> memory;
+    };
     struct Window {
         Slot* slot;
         size_type begin, values;
-    };
-    struct Job {
-        const std::vector<PackedTile>* tiles = nullptr;
-        std::function<T*(std::size_t)> target;
-        std::function<void(std::size_t)> complete;
-        std::vector<T*> memory;
+        std::shared_ptr<Job> job;
     };
 
     Slot& next_slot() {
@@ -137,27 +143,27 @@ private:
         const Window win = pending_.front();
         pending_.pop_front();
         wait_if_pending(win.slot->done);
-        const auto& tiles = *job_.tiles;
+        Job& job = *win.job;
+        const auto& tiles = job.tiles;
         std::vector<Piece> pieces;
         std::vector<std::size_t> completed;
         auto first = std::upper_bound(tiles.begin(), tiles.end(), win.begin,
                                       [](size_type w, const PackedTile& t) { return w < t.offset + t.values; });
         for (auto it = first; it != tiles.end() && it->offset < win.begin + win.values; ++it) {
             const auto t = static_cast<std::size_t>(it - tiles.begin());
-            if (!job_.memory[t]) job_.memory[t] = job_.target(t);
+            if (!job.memory[t]) job.memory[t] = job.target(t, it->values);
             add_piece(pieces, *it, win.begin, win.values, [&](size_type at) { return win.slot->memory.data() + at; },
-                      job_.memory[t], false);
+                      job.memory[t], false);
             if (it->offset + it->values <= win.begin + win.values) completed.push_back(t);
         }
         copy_pieces(pieces);
-        for (std::size_t t : completed) job_.complete(t);
+        for (std::size_t t : completed) job.complete(t);
     }
 
     size_type slot_values_;
     std::vector<Slot> slots_;
     std::size_t next_ = 0;
     std::deque<Window> pending_;
-    Job job_;
 };
 
 }  // namespace tessel::abcd
