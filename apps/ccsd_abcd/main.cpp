@@ -63,7 +63,7 @@ int run_typed(const Args& a, MPI_Comm comm) {
         return 0;
     }
 
-    const DgemmReference dgemm = measure_dgemm_reference(a, comm, say);
+    const DgemmReference dgemm = measure_dgemm_reference(a, problem, setup.backend, ranks * setup.inspector.devices, comm, say);
     // A: this rank's own tiles (2D-cyclic), made before the timed executor.
     t.restart();
     TileStore<T> a_tiles = collective(comm, [&] { return make_local_a<T>(problem, plan.grid, rank); });

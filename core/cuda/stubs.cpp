@@ -46,6 +46,14 @@ void gemm(GemmHandle&, size_type, size_type, size_type, float, const float*, siz
           float*, size_type) {
     not_compiled("cuda::gemm");
 }
+void gemm_batched(GemmHandle&, size_type, size_type, size_type, double, const double* const*, size_type,
+                  const double* const*, size_type, double, double* const*, size_type, size_type) {
+    not_compiled("cuda::gemm_batched");
+}
+void gemm_batched(GemmHandle&, size_type, size_type, size_type, float, const float* const*, size_type,
+                  const float* const*, size_type, float, float* const*, size_type, size_type) {
+    not_compiled("cuda::gemm_batched");
+}
 
 template <>
 void backproject(DenseView<const float>, const ParallelBeam&, DenseView<float>) {

@@ -67,6 +67,17 @@ void gemm(GemmHandle& handle, size_type m, size_type n, size_type k, double alph
 void gemm(GemmHandle& handle, size_type m, size_type n, size_type k, float alpha, const float* a, size_type lda,
           const float* b, size_type ldb, float beta, float* c, size_type ldc);
 
+/// C_p := alpha·A_p·B_p + beta·C_p for p < count, every problem m x n x k with the same leading
+/// dimensions, in one cuBLAS call on the handle's stream (the problems run concurrently: no two
+/// C_p may overlap). `a`, `b`, `c` are arrays of `count` device pointers that lie in device
+/// memory themselves. Throws as gemm.
+void gemm_batched(GemmHandle& handle, size_type m, size_type n, size_type k, double alpha, const double* const* a,
+                  size_type lda, const double* const* b, size_type ldb, double beta, double* const* c, size_type ldc,
+                  size_type count);
+void gemm_batched(GemmHandle& handle, size_type m, size_type n, size_type k, float alpha, const float* const* a,
+                  size_type lda, const float* const* b, size_type ldb, float beta, float* const* c, size_type ldc,
+                  size_type count);
+
 }  // namespace cuda
 
 namespace detail {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +49,19 @@ inline Problem hand_problem(std::vector<size_type> m, std::vector<size_type> k, 
     p.description = "hand-made";
     return p;
 }
+
+/// The values of another source, not recognisably the generated function: the cuda executor
+/// makes such B tiles on the host and copies them up, as for tiles stored in a file.
+class HostOnlyTiles final : public TileSource {
+public:
+    explicit HostOnlyTiles(std::shared_ptr<const TileSource> inner) : inner_(std::move(inner)) {}
+    void fill(Operand w, size_type i, size_type j, double* out) const override { inner_->fill(w, i, j, out); }
+    void fill(Operand w, size_type i, size_type j, float* out) const override { inner_->fill(w, i, j, out); }
+    std::string describe() const override { return "host only (" + inner_->describe() + ")"; }
+
+private:
+    std::shared_ptr<const TileSource> inner_;
+};
 
 /// Inspector options for one process with the given budget.
 inline InspectorOptions one_process(size_type budget, Precision precision = Precision::float64) {

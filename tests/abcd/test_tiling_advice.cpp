@@ -239,7 +239,8 @@ GemmRateTable cuda_table(double rate, double h2d, double d2h, double fill = 0) {
 }  // namespace
 
 TEST_CASE("the cuda model: GEMM-bound, copy-bound, and the chunks' copies hidden behind GEMMs", "[abcd][advice]") {
-    const Problem p = small_tiles();
+    Problem p = small_tiles();
+    p.values = std::make_shared<test::HostOnlyTiles>(p.values);  // B made on the host and copied up
     // A budget that splits A into several chunks per block (a chunk gets a quarter of it).
     const Plan plan = inspect(p, test::one_process(size_type(16) << 10));
     REQUIRE(plan.processes[0].chunk_count() > 2);
@@ -272,6 +273,18 @@ TEST_CASE("the cuda model: GEMM-bound, copy-bound, and the chunks' copies hidden
     CHECK(two.fill_seconds == Approx(one.fill_seconds / 2).epsilon(1e-9));
     CHECK_THROWS_WITH(predict_tiling_cuda(p, plan, cuda_table(1e9, 0, 0), 0),
                       Catch::Contains("host threads must be at least 1"));
+}
+
+TEST_CASE("the cuda model: generated B is made on the device, neither filled nor copied", "[abcd][advice]") {
+    const Problem p = small_tiles();
+    const Plan plan = inspect(p, test::one_process(size_type(16) << 10));
+    double b_bytes = 0;
+    for (const auto& b : plan.processes[0].blocks) b_bytes += double(b.b_bytes);
+    REQUIRE(b_bytes > 0);
+    const double h2d = double(plan.total(&ProcessPlan::h2d_bytes)), d2h = double(plan.total(&ProcessPlan::d2h_bytes));
+    const TilingPrediction r = predict_tiling_cuda(p, plan, cuda_table(1e30, 1e-9, 2e-9, 1e-6), 2);
+    CHECK(r.fill_seconds == 0);
+    CHECK(r.predicted_seconds == Approx((h2d - b_bytes) * 1e-9 + d2h * 2e-9).epsilon(1e-6));
 }
 
 TEST_CASE("the cuda model on two processes: the busiest device is the time", "[abcd][advice]") {

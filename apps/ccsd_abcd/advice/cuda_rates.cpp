@@ -10,6 +10,7 @@
 #include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/transfer.hpp"
 #include "core/kernels/gemm_kernels.hpp"
 #include "core/timer.hpp"
 
@@ -48,7 +49,7 @@ double time_shape(Streams& st, cuda::DeviceBuffer<T>& a, cuda::DeviceBuffer<T>& 
                    c.data() + s * mn, m);
     };
     for (long i = 0; i < streams; ++i) call(i);  // warm-up
-    TESSEL_CUDA_CHECK(cudaDeviceSynchronize());
+    cuda::synchronize_device();
     double best = 0;
     for (int round = 0; round < 3; ++round) {
         Timer t;
@@ -56,7 +57,7 @@ double time_shape(Streams& st, cuda::DeviceBuffer<T>& a, cuda::DeviceBuffer<T>& 
         do {
             for (int burst = 0; burst < 16; ++burst) call(calls++);
         } while (t.seconds() < seconds);
-        TESSEL_CUDA_CHECK(cudaDeviceSynchronize());
+        cuda::synchronize_device();
         best = std::max(best, flops * double(calls) / t.seconds());
     }
     return best;
@@ -69,9 +70,10 @@ double copy_seconds_per_byte(cuda::DeviceBuffer<T>& device, cuda::PinnedBuffer<T
     for (int round = 0; round < 3; ++round) {
         Timer t;
         if (kind == cudaMemcpyHostToDevice)
-            TESSEL_CUDA_CHECK(cudaMemcpy(device.data(), host.data(), copy_bytes, kind));
+            cuda::copy_to_device(device.data(), host.data(), copy_bytes, nullptr);
         else
-            TESSEL_CUDA_CHECK(cudaMemcpy(host.data(), device.data(), copy_bytes, kind));
+            cuda::copy_to_host(host.data(), device.data(), copy_bytes, nullptr);
+        cuda::synchronize_device();
         best = std::min(best, t.seconds());
     }
     return best / double(copy_bytes);

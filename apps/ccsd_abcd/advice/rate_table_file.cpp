@@ -105,7 +105,9 @@ GemmRateTable machine_rate_table(bool double_precision, bool recalibrate, std::s
         }
     }
     Timer timer;
-    GemmRateTable t = cuda ? measure_cuda_gemm_rate_table(double_precision, default_rate_table_sizes())
+    // cuda: 1 ms per shape and round (a few seconds for the table): the device's timings are
+    // steady, and the cuda executor's line needs the table in an ordinary run (issue 33).
+    GemmRateTable t = cuda ? measure_cuda_gemm_rate_table(double_precision, default_rate_table_sizes(), 0.001)
                            : measure_gemm_rate_table(double_precision, default_rate_table_sizes());
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);

@@ -46,16 +46,19 @@ double whole_bytes(const Problem& p, double c_area) {
            double(value_bytes(p.precision));
 }
 
-// One block on its device as the cuda executor runs it (cuda_executor.cpp): B made on the host
-// by `threads` threads and copied up, then chunk by chunk the GEMMs while the next chunk's A
-// tiles are copied up (the first chunk's copy is not hidden), then C copied back. Adds the
-// block's GEMM, copy and fill seconds to r and returns its wall seconds.
+// One block on its device as the cuda executor runs it (cuda_executor.cpp): B made on the
+// device when its values are the generated function (its time there is negligible against the
+// GEMMs), else on the host by `threads` threads and copied up; then chunk by chunk the GEMMs
+// while the next chunk's A tiles are copied up (the first chunk's copy is not hidden), then C
+// copied back. Adds the block's GEMM, copy and fill seconds to r and returns its wall seconds.
 double cuda_block_seconds(const Problem& p, const BlockPlan& b, const GemmRateTable& table, int threads,
                           GemmTimes& times, TilingPrediction& r) {
     const TileShape& as = p.a_shape;
     const TileShape& bs = p.b_shape;
-    const double fill = double(b.b_bytes) / double(value_bytes(p.precision)) * table.fill_seconds_per_value / threads;
-    double copies = double(b.b_bytes) * table.h2d_seconds_per_byte + double(b.c_bytes) * table.d2h_seconds_per_byte;
+    const bool b_on_device = dynamic_cast<const GeneratedTiles*>(p.values.get()) != nullptr;
+    const double b_host_bytes = b_on_device ? 0.0 : double(b.b_bytes);
+    const double fill = b_host_bytes / double(value_bytes(p.precision)) * table.fill_seconds_per_value / threads;
+    double copies = b_host_bytes * table.h2d_seconds_per_byte + double(b.c_bytes) * table.d2h_seconds_per_byte;
     if (!b.chunks.empty()) copies += double(b.chunks.front().bytes) * table.h2d_seconds_per_byte;
     double gemms = 0, unhidden = 0;
     for (std::size_t n = 0; n < b.chunks.size(); ++n) {

@@ -40,8 +40,8 @@ TilingPrediction predict_tiling(const Problem& problem, const GemmRateTable& tab
                                 const std::string& label = "", size_type parameter = 0);
 
 /// The cuda executor's model on one problem planned as `plan` (the inspector's blocks and
-/// chunks of each process and device): per block, B's values made by `host_threads` threads and
-/// copied up, per chunk its GEMMs (each shape's time from a cuda table) with the next chunk's
+/// chunks of each process and device): per block, B's values made on the device (generated
+/// values; free in the model) or by `host_threads` threads and copied up (stored ones), per chunk its GEMMs (each shape's time from a cuda table) with the next chunk's
 /// copy hidden behind them, C copied back; the prediction is the busiest device's time.
 /// Throws InvalidInput for host_threads < 1.
 TilingPrediction predict_tiling_cuda(const Problem& problem, const Plan& plan, const GemmRateTable& table,

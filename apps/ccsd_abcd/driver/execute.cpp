@@ -8,7 +8,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "apps/ccsd_abcd/advice/cublas_yardstick.hpp"
 #include "apps/ccsd_abcd/advice/dgemm_rate.hpp"
+#include "apps/ccsd_abcd/advice/gemm_rate_table.hpp"
 #include "apps/ccsd_abcd/driver/mpi.hpp"
 #include "apps/ccsd_abcd/executor/tile_memory.hpp"
 #include "core/app/byte_size.hpp"
@@ -17,9 +19,49 @@
 
 namespace tessel::abcd::driver {
 
-DgemmReference measure_dgemm_reference(const Args& a, MPI_Comm comm, bool say) {
+namespace {
+
+// cuda: the table (rank 0 reads or measures it on its device 0), the rate at the problem's tile
+// shapes and at the square size, broadcast to every rank.
+DgemmReference cublas_reference(const Args& a, const Problem& problem, int devices, MPI_Comm comm, bool say) {
+    DgemmReference d;
+    d.cublas = true;
+    d.devices = devices;
+    double rates[3] = {0, 0, 0};
+    collective(comm, [&] {
+        if (rank_of(comm) != 0) return;
+        const bool dp = problem.precision == Precision::float64;
+        GemmRateTable table;
+        if (a.rate_table.empty()) {
+            table = machine_rate_table(dp, false, &d.table, true);
+        } else {
+            table = read_rate_table(a.rate_table);
+            if (table.backend != "cuda") TESSEL_INVALID_INPUT(a.rate_table, 0, "is a " + table.backend + " rate table; the run's backend is cuda");
+            d.table = "from " + a.rate_table;
+        }
+        const CublasYardstick y = cublas_yardstick(problem, table, a.dgemm_size);
+        rates[0] = y.at_tiles;
+        rates[1] = double(y.square);
+        rates[2] = y.at_square;
+    });
+    TESSEL_MPI_CHECK(MPI_Bcast(rates, 3, MPI_DOUBLE, 0, comm));
+    d.rate = rates[0] * devices;
+    d.square = static_cast<size_type>(rates[1]);
+    d.square_rate = rates[2] * devices;
+    if (say)
+        std::printf("cuBLAS reference: %.2f TFLOP/s at this problem's tile shapes, %.2f TFLOP/s at %lld^3 (%d device(s); "
+                    "rate table %s)\n",
+                    d.rate * 1e-12, d.square_rate * 1e-12, (long long)d.square, devices, d.table.c_str());
+    return d;
+}
+
+}  // namespace
+
+DgemmReference measure_dgemm_reference(const Args& a, const Problem& problem, Backend backend, int devices,
+                                       MPI_Comm comm, bool say) {
     DgemmReference d;
     if (a.dgemm_size <= 0) return d;
+    if (backend == Backend::cuda) return cublas_reference(a, problem, devices, comm, say);
     TESSEL_MPI_CHECK(MPI_Barrier(comm));
     const DgemmRate measured = measure_dgemm_rate(a.dgemm_size, omp_get_max_threads());
     double rates[2] = {measured.one_call, measured.concurrent};
@@ -96,7 +138,12 @@ void print_executor(const Args& a, const ExecutionResult& er, const ExecutorTota
     if (!say) return;
     std::printf("executor: %s\n", er.backend.c_str());
     std::printf("executor: %.3f s, %.2f GFLOP/s", seconds, s.rate * 1e-9);
-    if (dgemm.rate > 0) std::printf(" = %.1f%% of the DGEMM rate", 100 * s.rate / dgemm.rate);
+    if (dgemm.rate > 0 && dgemm.cublas)
+        std::printf(" = %.1f%% of cuBLAS at this problem's tile shapes, %.1f%% of cuBLAS at %lld^3", 100 * s.rate / dgemm.rate,
+                    100 * s.rate / dgemm.square_rate, (long long)dgemm.square);
+    else if (dgemm.rate > 0)
+        std::printf(" = %.1f%% of the DGEMM rate", 100 * s.rate / dgemm.rate);
+    if (backend == Backend::cuda) std::printf(" (device setup %.3f s)", er.device_setup_seconds);
     std::printf(" (B made on demand: %.3f core-s; longest wait for A: %.3f s)\n", s.b_generation_seconds,
                 s.a_wait_seconds);
     std::printf("flops: executor %.6g = inspector %.6g, %lld GEMMs: %s\n", s.flops, plan.product.flops, s.gemms,

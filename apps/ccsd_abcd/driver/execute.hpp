@@ -4,22 +4,32 @@
 
 #include <mpi.h>
 
+#include <string>
+
 #include "apps/ccsd_abcd/driver/args.hpp"
 #include "apps/ccsd_abcd/driver/setup.hpp"
 #include "apps/ccsd_abcd/executor/executor.hpp"
 
 namespace tessel::abcd::driver {
 
-/// The machine's DGEMM rate in this run (every rank at once, its own threads, rates summed);
-/// all zero with --dgemm-size 0.
+/// The yardstick of the executor's rate; all zero with --dgemm-size 0. cpu: the machine's DGEMM
+/// rate in this run (every rank at once, its own threads, rates summed). cuda: the devices' own
+/// cuBLAS rate at the problem's tile shapes, from the cuda rate table (cached, else measured
+/// once now; --rate-table names one), times the devices of the run.
 struct DgemmReference {
-    double rate = 0;        ///< the better of the two
+    double rate = 0;        ///< the better of the two (cuda: cuBLAS at the problem's tile shapes)
     double one_call = 0;    ///< threaded calls
     double concurrent = 0;  ///< one single-threaded call per core
+    bool cublas = false;    ///< cuda: the rates below, from the rate table
+    int devices = 0;        ///< cuda: devices of the run (ranks x devices per rank)
+    size_type square = 0;   ///< cuda: n of the square cuBLAS GEMM n³ (<= the table's largest size)
+    double square_rate = 0; ///< cuda: its rate times the devices
+    std::string table;      ///< cuda: where the table came from
 };
 
-/// Measures the reference and prints its line. Collective.
-DgemmReference measure_dgemm_reference(const Args& a, MPI_Comm comm, bool say);
+/// The reference for `backend` and its line. Collective.
+DgemmReference measure_dgemm_reference(const Args& a, const Problem& problem, Backend backend, int devices,
+                                       MPI_Comm comm, bool say);
 
 template <typename T>
 struct ExecutorRun {

@@ -1,25 +1,38 @@
-// The cuda executor (paper sections 3.2.2-3.2.3): per block, its B tiles (made on the host on
-// demand) and zeroed C tiles go to the device once; per chunk, the A tiles are copied into one
-// of two device buffers while the GEMMs of the previous chunk run (double buffering), the GEMMs
-// on several streams (one stream per C tile, so updates of a tile stay ordered); at the end of
-// a block the C tiles come back and leave for their owners. One host thread drives all the
-// devices of the process as a round of non-blocking steps and lets MPI progress in between.
+// The cuda executor (paper sections 3.2.2-3.2.3), with the data living on the device: per
+// block, B's tiles are made there by a kernel (the host's hash, b_tile_kernels.cu; tiles from a
+// file go up through pinned staging instead) and C is zeroed there; per chunk, the A tiles go
+// up through a small ring of pinned windows on a copy stream into one of two device buffers
+// while the previous chunk's GEMMs run; the GEMMs are grouped into cuBLAS calls by shape
+// (batched where a round of a stream holds several of one shape, cuda_schedule.hpp) on several
+// streams; C stays on the device until its block is done and comes back once, window by
+// window, unpacked into host tiles while the next windows are on their way. Everything the
+// schedule needs on the device (pointer arrays of the batched calls, B's tile list) goes up
+// once, before the blocks: in the steady phase (one step per block) only A comes up and C
+// comes down. One host thread drives all the devices of the process as a round of
+// non-blocking steps and lets MPI progress in between.
 #include <cuda_runtime.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <array>
-#include <cstring>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <vector>
 
+#include "apps/ccsd_abcd/executor/b_tile_kernels.hpp"
+#include "apps/ccsd_abcd/executor/cuda_schedule.hpp"
 #include "apps/ccsd_abcd/executor/executor.hpp"
+#include "apps/ccsd_abcd/executor/staging_ring.hpp"
 #include "apps/ccsd_abcd/executor/tile_exchange.hpp"
+#include "apps/ccsd_abcd/problem/element_hash.hpp"
 #include "core/backend.hpp"
 #include "core/cuda/cuda_check.hpp"
+#include "core/cuda/device_buffer.hpp"
 #include "core/cuda/device_spmm.hpp"
-#include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/stream.hpp"
+#include "core/cuda/transfer.hpp"
+#include "core/device_traffic.hpp"
 #include "core/kernels/gemm_kernels.hpp"
 #include "core/timer.hpp"
 
@@ -28,36 +41,38 @@ namespace tessel::abcd {
 namespace {
 
 constexpr int streams_per_device = 4;
-constexpr size_type align_values = 64;  // 256 bytes in double, so every tile starts aligned
-
-size_type round_up(size_type x) { return (x + align_values - 1) / align_values * align_values; }
+constexpr int staging_slots = 4;                              // per direction
+constexpr std::size_t staging_bytes = std::size_t(8) << 20;   // per slot
 
 // Everything one device needs, released in the destructor.
 template <typename T>
 struct Device {
-    int id = 0;                    // CUDA device
+    int id = 0;                       // CUDA device
     std::vector<std::size_t> blocks;  // indices into the process's blocks
-    std::size_t block = 0;         // cursor into `blocks`
-    int chunk = -1;                // next chunk to compute; -1 at a block's start
+    std::size_t block = 0;            // cursor into `blocks`
+    int chunk = -1;                   // next chunk to compute; -1 at a block's start
+    DeviceSchedule schedule;
     // Streams and events are made in setup, once the device is current.
     std::vector<cuda::Stream> compute;      // streams_per_device of them
     std::vector<cuda::GemmHandle> handles;  // one per compute stream (core's cuBLAS GEMM)
-    std::optional<cuda::Stream> copy;
-    cuda::DeviceBuffer<T> block_buf;              // B tiles then C tiles of the current block
+    std::optional<cuda::Stream> up, down;   // host to device, device to host
+    cuda::DeviceBuffer<T> block_buf;        // B tiles then C tiles of the current block
     std::array<cuda::DeviceBuffer<T>, 2> chunk_buf;
-    std::array<cuda::PinnedBuffer<T>, 2> chunk_host;  // pinned staging of A chunks
-    std::array<cuda::PinnedBuffer<T>, 2> b_host;      // pinned staging of B batches
-    cuda::PinnedBuffer<T> c_host;                     // pinned: C of a block on its way back
-    size_type b_stage_values = 0;
+    cuda::DeviceBuffer<T*> pointers;        // A, B, C pointers of every GEMM (batched calls)
+    cuda::DeviceBuffer<TileJob> b_jobs;     // every block's B tiles (made on the device)
+    std::optional<StagingRing<T>> up_ring, down_ring;
     std::vector<cuda::Event> copied;                 // chunk buffer x is loaded (x = 0, 1)
     std::vector<std::vector<cuda::Event>> computed;  // [x][s]: GEMMs of stream s on buffer x done
-    std::vector<cuda::Event> b_copied;               // B staging x is free again
-    std::optional<cuda::Event> c_back;
-    std::vector<size_type> b_offset, c_offset;  // of the current block, in values
-    std::vector<std::vector<size_type>> a_offset;  // per chunk of the current block
+    std::vector<cuda::Event> block_end;              // [s]: stream s is done with the block
+    std::vector<cuda::Event> part_done;              // [s]: stream s has run a part's GEMMs
+    std::optional<cuda::Event> ready, c_down;        // B and zero C in place; C of the block read
+    std::optional<cuda::Event> part_up;              // a part of A is in
+    std::vector<TileBuffer<T>> c_tiles;              // C of the block on its way to the host
+    std::size_t c_sent = 0;                          // C tiles of the block sent down so far
 
     ~Device() {
-        // Wait for the device before its streams, events and buffers go (members, in reverse).
+        // Only reached with work pending on an error path (run() ends with a counted wait);
+        // the device must be done before its streams, events and buffers go.
         cudaSetDevice(id);
         cudaDeviceSynchronize();
         handles.clear();  // before their streams
@@ -68,8 +83,9 @@ template <typename T>
 class CudaRun {
 public:
     CudaRun(const Problem& p, const Plan& plan, TileStore<T>& a, TileExchange<T>& ex, ExecutionResult& r, int rank,
-            int first_device)
-        : p_(p), plan_(plan), me_(plan.processes[rank]), a_(a), ex_(ex), r_(r) {
+            int first_device, size_type part_bytes)
+        : p_(p), plan_(plan), me_(plan.processes[rank]), a_(a), ex_(ex), r_(r), part_bytes_(part_bytes),
+          generated_(dynamic_cast<const GeneratedTiles*>(p.values.get())) {
         const int count = cuda::device_count();
         if (count == 0) TESSEL_THROW(CudaError, "the cuda backend found no CUDA device");
         int devices = 0;
@@ -80,216 +96,240 @@ public:
         for (int d = 0; d < devices; ++d) setup(*devices_[d], (first_device + d) % count);
     }
 
+    // The blocks (the steady phase, one step each), then a wait for every device.
     void run() {
-        bool busy = true;
-        while (busy) {
-            busy = false;
-            for (auto& d : devices_)
-                if (step(*d)) busy = true;
-            ex_.progress();
+        {
+            device_traffic::PhaseScope steady(device_traffic::Phase::steady);
+            bool busy = true;
+            while (busy) {
+                busy = false;
+                for (auto& d : devices_)
+                    if (step(*d)) busy = true;
+                ex_.progress();
+            }
+        }
+        device_traffic::PhaseScope finish(device_traffic::Phase::finish);
+        for (auto& d : devices_) {
+            TESSEL_CUDA_CHECK(cudaSetDevice(d->id));
+            cuda::synchronize_device();
         }
     }
 
-private:
-    size_type tile_values(const TileShape& s, const Tiling& rt, const Tiling& ct, size_type pos) const {
-        return rt.size(s.row_of(pos)) * ct.size(s.col_idx()[pos]);
-    }
+    bool b_on_device() const { return generated_ != nullptr; }
 
+private:
     void setup(Device<T>& d, int id) {
         d.id = id;
         TESSEL_CUDA_CHECK(cudaSetDevice(id));
-        size_type block_values = 0, chunk_values = 0, c_values = 0, b_tile_max = 0;
-        for (auto bi : d.blocks) {
-            const BlockPlan& b = me_.blocks[bi];
-            size_type bv = 0, cv = 0;
-            for (auto pos : b.b_tiles) {
-                const size_type v = tile_values(p_.b_shape, p_.k_tiling, p_.n_tiling, pos);
-                bv += round_up(v);
-                b_tile_max = std::max(b_tile_max, v);
-            }
-            for (auto pos : b.c_tiles) cv += round_up(tile_values(plan_.product.c_shape, p_.m_tiling, p_.n_tiling, pos));
-            block_values = std::max(block_values, bv + cv);
-            c_values = std::max(c_values, cv);
-            for (const auto& ch : b.chunks) {
-                size_type av = 0;
-                for (auto pos : ch.a_tiles) av += round_up(tile_values(p_.a_shape, p_.m_tiling, p_.k_tiling, pos));
-                chunk_values = std::max(chunk_values, av);
-            }
-        }
-        // B goes up in batches of at least one tile and at most 64 MiB of pinned staging.
-        d.b_stage_values = std::max(b_tile_max, size_type(64 << 20) / size_type(sizeof(T)));
-        for (int s = 0; s < streams_per_device; ++s) {
+        d.schedule = schedule_device(p_, plan_, me_, d.blocks, streams_per_device, part_bytes_);
+        const DeviceSchedule& s = d.schedule;
+        for (int x = 0; x < streams_per_device; ++x) {
             d.compute.emplace_back();
             d.handles.emplace_back(static_cast<void*>(d.compute.back().get()));
+            d.block_end.emplace_back();
+            d.part_done.emplace_back();
         }
-        d.copy.emplace();
+        d.up.emplace();
+        d.down.emplace();
         const auto at_least_one = [](size_type values) { return std::max<size_type>(values, 1); };
-        d.block_buf = cuda::DeviceBuffer<T>(at_least_one(block_values));
+        d.block_buf = cuda::DeviceBuffer<T>(at_least_one(s.block_values));
         for (int x = 0; x < 2; ++x) {
-            d.chunk_buf[x] = cuda::DeviceBuffer<T>(at_least_one(chunk_values));
-            d.chunk_host[x].reserve(at_least_one(chunk_values));
-            d.b_host[x].reserve(at_least_one(d.b_stage_values));
+            d.chunk_buf[x] = cuda::DeviceBuffer<T>(at_least_one(s.chunk_values));
             d.copied.emplace_back();
-            d.b_copied.emplace_back();
             d.computed.emplace_back(streams_per_device);
         }
-        d.c_host.reserve(at_least_one(c_values));
-        d.c_back.emplace();
+        d.ready.emplace();
+        d.c_down.emplace();
+        d.part_up.emplace();
+        const auto slot_values = size_type(staging_bytes / sizeof(T));
+        d.up_ring.emplace(staging_slots, slot_values);
+        d.down_ring.emplace(staging_slots, slot_values);
+        upload_schedule(d);
+        r_.calls += s.calls;
     }
 
-    // One non-blocking step of a device: start a block, or compute a chunk and stage the next,
-    // or bring a finished block's C back. False when the device has nothing left.
+    // The pointer arrays of every GEMM (A in its chunk's buffer, B and C in the block buffer)
+    // and, when B is made on the device, its tile list: one copy each, before the blocks.
+    void upload_schedule(Device<T>& d) {
+        const DeviceSchedule& s = d.schedule;
+        const std::size_t g = s.operands.size();
+        std::vector<T*> host(3 * g);
+        for (const auto& b : s.blocks)
+            for (const auto& ch : b.chunks)
+                for (const auto& part : ch.parts)
+                    for (const auto& call : part.calls)
+                        for (size_type x = call.first; x < call.first + call.count; ++x) {
+                            const auto at = static_cast<std::size_t>(x);
+                            const GemmOperands& o = s.operands[at];
+                            host[at] = d.chunk_buf[ch.buffer].data() + o.a;
+                            host[g + at] = d.block_buf.data() + o.b;
+                            host[2 * g + at] = d.block_buf.data() + o.c;
+                        }
+        if (g > 0) d.pointers = cuda::DeviceBuffer<T*>(host.data(), static_cast<size_type>(host.size()), d.up->get());
+        if (b_on_device() && !s.b_tiles.empty()) {
+            std::vector<TileJob> jobs;
+            for (const auto& t : s.b_tiles)
+                jobs.push_back({t.row0, t.col0, t.offset, static_cast<std::int32_t>(t.rows), static_cast<std::int32_t>(t.cols)});
+            d.b_jobs = cuda::DeviceBuffer<TileJob>(jobs.data(), static_cast<size_type>(jobs.size()), d.up->get());
+        }
+        // The host vectors go now: the copies must be done (pageable memory, a counted wait).
+        d.up->synchronize();
+    }
+
+    // One non-blocking step of a device: start a block, or run a chunk, or bring the rest of a
+    // finished block's C back. False when the device has nothing left.
     bool step(Device<T>& d) {
         if (d.block >= d.blocks.size()) return false;
         TESSEL_CUDA_CHECK(cudaSetDevice(d.id));
         const BlockPlan& b = me_.blocks[d.blocks[d.block]];
+        const BlockSchedule& bs = d.schedule.blocks[d.block];
         if (d.chunk < 0) {
-            start_block(d, b);
-            if (!b.chunks.empty()) stage_chunk(d, b, 0);
+            start_block(d, b, bs);
             d.chunk = 0;
             return true;
         }
         if (d.chunk < static_cast<int>(b.chunks.size())) {
-            compute_chunk(d, b, d.chunk);
-            if (d.chunk + 1 < static_cast<int>(b.chunks.size())) stage_chunk(d, b, d.chunk + 1);
+            run_chunk(d, b, bs, d.chunk);
             ++d.chunk;
             return true;
         }
-        finish_block(d, b, d.chunk);
+        finish_block(d, b, bs);
         ++d.block;
         d.chunk = -1;
+        device_traffic::count_steady_step();
         return d.block < d.blocks.size();
     }
 
-    // B tiles made on the host in parallel batches into pinned memory and copied up; C zeroed.
-    void start_block(Device<T>& d, const BlockPlan& b) {
-        const TileShape& bs = p_.b_shape;
-        d.b_offset.assign(b.b_tiles.size(), 0);
-        size_type at = 0;
-        for (std::size_t s = 0; s < b.b_tiles.size(); ++s) {
-            d.b_offset[s] = at;
-            at += round_up(tile_values(bs, p_.k_tiling, p_.n_tiling, b.b_tiles[s]));
+    // B into the block buffer (made on the device, or from the host through the staging ring)
+    // and C zeroed, once every stream is done with the previous block and its C has left.
+    void start_block(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs) {
+        cudaStream_t writer = b_on_device() ? d.compute[0].get() : d.up->get();
+        for (auto& e : d.block_end) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(writer, e.get(), 0));
+        TESSEL_CUDA_CHECK(cudaStreamWaitEvent(writer, d.c_down->get(), 0));
+        if (b_on_device()) {
+            const std::uint64_t base = element_hash::operand_base(generated_->seed(), std::uint64_t(Operand::b));
+            generate_tiles<T>(d.b_jobs.data() + bs.b_jobs, static_cast<size_type>(b.b_tiles.size()), bs.b_largest, base,
+                              d.block_buf.data(), writer);
+        } else {
+            upload_host_b(d, b, bs);
         }
-        d.c_offset.assign(b.c_tiles.size(), 0);
-        const size_type c_begin = at;
-        for (std::size_t s = 0; s < b.c_tiles.size(); ++s) {
-            d.c_offset[s] = at;
-            at += round_up(tile_values(plan_.product.c_shape, p_.m_tiling, p_.n_tiling, b.c_tiles[s]));
-        }
-        // The previous block's C must be back before its memory is overwritten: same stream.
-        std::size_t first = 0;
-        int batch = 0;
-        while (first < b.b_tiles.size()) {
-            std::size_t last = first;
-            size_type values = 0;
-            while (last < b.b_tiles.size() &&
-                   values + tile_values(bs, p_.k_tiling, p_.n_tiling, b.b_tiles[last]) <= d.b_stage_values)
-                values += tile_values(bs, p_.k_tiling, p_.n_tiling, b.b_tiles[last++]);
-            TESSEL_CUDA_CHECK(cudaEventSynchronize(d.b_copied[batch].get()));
-            T* stage = d.b_host[batch].data();
-            std::vector<size_type> off(last - first + 1, 0);
-            for (std::size_t s = first; s < last; ++s)
-                off[s - first + 1] = off[s - first] + tile_values(bs, p_.k_tiling, p_.n_tiling, b.b_tiles[s]);
-            Timer g;
+        if (bs.end > bs.c_begin)
+            TESSEL_CUDA_CHECK(cudaMemsetAsync(d.block_buf.data() + bs.c_begin, 0,
+                                              std::size_t(bs.end - bs.c_begin) * sizeof(T), writer));
+        TESSEL_CUDA_CHECK(cudaEventRecord(d.ready->get(), writer));
+        for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.ready->get(), 0));
+        TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.down->get(), d.ready->get(), 0));
+        d.c_tiles.assign(b.c_tiles.size(), TileBuffer<T>{});
+        d.c_sent = 0;
+    }
+
+    // B tiles that only the host can make (stored in a file): made by all threads, then up.
+    void upload_host_b(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs) {
+        const TileShape& shape = p_.b_shape;
+        TileStore<T> tiles(b.b_tiles.size());
+        std::vector<PackedTile> packed(b.b_tiles.size());
+        Timer g;
 #pragma omp parallel for schedule(dynamic, 1)
-            for (std::size_t s = first; s < last; ++s) {
-                const size_type pos = b.b_tiles[s];
-                p_.values->fill(Operand::b, bs.row_of(pos), bs.col_idx()[pos], stage + off[s - first]);
-            }
-            r_.b_generation_seconds += g.seconds() * omp_get_max_threads();
-            for (std::size_t s = first; s < last; ++s)
-                TESSEL_CUDA_CHECK(cudaMemcpyAsync(d.block_buf.data() + d.b_offset[s], stage + off[s - first],
-                                                  static_cast<std::size_t>(off[s - first + 1] - off[s - first]) * sizeof(T),
-                                                  cudaMemcpyHostToDevice, d.copy->get()));
-            TESSEL_CUDA_CHECK(cudaEventRecord(d.b_copied[batch].get(), d.copy->get()));
-            batch ^= 1;
-            first = last;
-            ex_.progress();
+        for (std::size_t s = 0; s < b.b_tiles.size(); ++s) {
+            const size_type pos = b.b_tiles[s];
+            const size_type i = shape.row_of(pos), j = shape.col_idx()[pos];
+            tiles[s].resize(static_cast<std::size_t>(p_.k_tiling.size(i) * p_.n_tiling.size(j)));
+            p_.values->fill(Operand::b, i, j, tiles[s].data());
+            packed[s] = {bs.b_offset[s], static_cast<size_type>(tiles[s].size())};
         }
-        if (at > c_begin)
-            TESSEL_CUDA_CHECK(cudaMemsetAsync(d.block_buf.data() + c_begin, 0, static_cast<std::size_t>(at - c_begin) * sizeof(T), d.copy->get()));
+        r_.b_generation_seconds += g.seconds() * omp_get_max_threads();
+        d.up_ring->upload(d.block_buf.data(), bs.c_begin, packed, [&](std::size_t s) { return tiles[s].data(); },
+                          d.up->get());
+        // The host tiles go when this returns: wait for the last window to have left them.
+        d.up->synchronize();
         r_.h2d_bytes += b.b_bytes;
-        d.a_offset.assign(b.chunks.size(), {});
     }
 
-    // Chunk n: its A tiles (received by now) packed into pinned memory and copied into device
-    // buffer n mod 2 once the GEMMs of chunk n - 2, which used that buffer, are done.
-    void stage_chunk(Device<T>& d, const BlockPlan& b, int n) {
+    // Chunk n, part by part: the part's A tiles (received by now) through the staging ring into
+    // device buffer `buffer` (once the GEMMs that last used that buffer are done), then its
+    // GEMMs, which run while the host packs the next part; in the block's last chunk, the C
+    // tiles that a part made final go down while the next parts compute.
+    void run_chunk(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, int n) {
         const ChunkPlan& ch = b.chunks[n];
+        const ChunkSchedule& cs = bs.chunks[n];
+        const bool last = n + 1 == static_cast<int>(b.chunks.size());
         ex_.wait_for(ch.a_tiles);
-        const int x = n % 2;
-        TESSEL_CUDA_CHECK(cudaEventSynchronize(d.copied[x].get()));  // the staging buffer is free
-        auto& off = d.a_offset[n];
-        off.assign(ch.a_tiles.size(), 0);
-        size_type at = 0;
-        for (std::size_t t = 0; t < ch.a_tiles.size(); ++t) {
-            const auto& tile = a_[ch.a_tiles[t]];
-            off[t] = at;
-            std::memcpy(d.chunk_host[x].data() + at, tile.data(), tile.size() * sizeof(T));
-            at += round_up(static_cast<size_type>(tile.size()));
-        }
-        for (int s = 0; s < streams_per_device; ++s) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.copy->get(), d.computed[x][s].get(), 0));
-        TESSEL_CUDA_CHECK(cudaMemcpyAsync(d.chunk_buf[x].data(), d.chunk_host[x].data(), static_cast<std::size_t>(at) * sizeof(T),
-                                          cudaMemcpyHostToDevice, d.copy->get()));
-        TESSEL_CUDA_CHECK(cudaEventRecord(d.copied[x].get(), d.copy->get()));
-        r_.h2d_bytes += ch.bytes;
-    }
-
-    // The GEMMs of chunk n: C(i, c) += A(i, k)·B(k, c) for its A tiles and the block's columns.
-    void compute_chunk(Device<T>& d, const BlockPlan& b, int n) {
-        const ChunkPlan& ch = b.chunks[n];
-        const int x = n % 2;
-        const TileShape& as = p_.a_shape;
-        const TileShape& bs = p_.b_shape;
-        const TileShape& cs = plan_.product.c_shape;
-        for (int s = 0; s < streams_per_device; ++s) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.compute[s].get(), d.copied[x].get(), 0));
-        for (std::size_t t = 0; t < ch.a_tiles.size(); ++t) {
-            const size_type apos = ch.a_tiles[t];
-            const size_type i = as.row_of(apos), k = as.col_idx()[apos];
-            const size_type m = p_.m_tiling.size(i), kk = p_.k_tiling.size(k);
-            // The block's B tiles of row k: b_tiles is sorted, so they are contiguous.
-            auto lo = std::lower_bound(b.b_tiles.begin(), b.b_tiles.end(), bs.row_ptr()[k]);
-            auto hi = std::lower_bound(b.b_tiles.begin(), b.b_tiles.end(), bs.row_ptr()[k + 1]);
-            for (auto it = lo; it != hi; ++it) {
-                const auto bslot = static_cast<std::size_t>(it - b.b_tiles.begin());
-                const size_type col = bs.col_idx()[*it];
-                const size_type ncol = p_.n_tiling.size(col);
-                const size_type cpos = cs.find(i, col);
-                const auto cslot = static_cast<std::size_t>(
-                    std::lower_bound(b.c_tiles.begin(), b.c_tiles.end(), cpos) - b.c_tiles.begin());
-                const int s = static_cast<int>(cslot % streams_per_device);
-                cuda::gemm(d.handles[static_cast<std::size_t>(s)], m, ncol, kk, T(1), d.chunk_buf[x].data() + d.a_offset[n][t], m,
-                           d.block_buf.data() + d.b_offset[bslot], kk, T(1), d.block_buf.data() + d.c_offset[cslot], m);
-                r_.flops += 2.0 * double(m) * double(ncol) * double(kk);
-                ++r_.gemms;
+        for (auto& e : d.computed[cs.buffer]) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.up->get(), e.get(), 0));
+        for (const ChunkPart& part : cs.parts) {
+            std::vector<PackedTile> packed;
+            for (std::size_t x = part.first; x < part.last; ++x) {
+                const std::size_t t = cs.order[x];
+                packed.push_back({cs.a_offset[t] - part.begin, static_cast<size_type>(a_[ch.a_tiles[t]].size())});
             }
+            d.up_ring->upload(d.chunk_buf[cs.buffer].data() + part.begin, part.end - part.begin, packed,
+                              [&](std::size_t x) { return a_[ch.a_tiles[cs.order[part.first + x]]].data(); }, d.up->get());
+            // Waits are taken when enqueued: the event is free again right after.
+            TESSEL_CUDA_CHECK(cudaEventRecord(d.part_up->get(), d.up->get()));
+            for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.part_up->get(), 0));
+            issue_calls(d, cs, part);
+            if (last && part.c_final > d.c_sent) send_c_down(d, b, bs, part.c_final);
         }
-        for (int s = 0; s < streams_per_device; ++s) TESSEL_CUDA_CHECK(cudaEventRecord(d.computed[x][s].get(), d.compute[s].get()));
+        for (int s = 0; s < streams_per_device; ++s)
+            TESSEL_CUDA_CHECK(cudaEventRecord(d.computed[cs.buffer][s].get(), d.compute[s].get()));
+        r_.h2d_bytes += ch.bytes;
         ++r_.chunks;
     }
 
-    // C of the block back to the host (after its last chunk's GEMMs), then to the owners.
-    void finish_block(Device<T>& d, const BlockPlan& b, int chunks) {
+    // The calls of one part on their streams.
+    void issue_calls(Device<T>& d, const ChunkSchedule& cs, const ChunkPart& part) {
+        const std::size_t g = d.schedule.operands.size();
+        for (const GemmCall& call : part.calls) {
+            cuda::GemmHandle& h = d.handles[static_cast<std::size_t>(call.stream)];
+            if (call.count == 1) {
+                const GemmOperands& o = d.schedule.operands[static_cast<std::size_t>(call.first)];
+                cuda::gemm(h, call.m, call.n, call.k, T(1), d.chunk_buf[cs.buffer].data() + o.a, call.m,
+                           d.block_buf.data() + o.b, call.k, T(1), d.block_buf.data() + o.c, call.m);
+            } else {
+                T* const* ptr = d.pointers.data() + call.first;
+                cuda::gemm_batched(h, call.m, call.n, call.k, T(1), ptr, call.m, ptr + g, call.k, T(1), ptr + 2 * g,
+                                   call.m, call.count);
+            }
+            r_.flops += 2.0 * double(call.m) * double(call.n) * double(call.k) * double(call.count);
+            r_.gemms += call.count;
+        }
+    }
+
+    // C tiles [c_sent, until) of the block down, after the GEMMs enqueued so far; each tile is
+    // handed to its owner as soon as its last values are in.
+    void send_c_down(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, std::size_t until) {
+        cudaStream_t down = d.down->get();
+        for (int s = 0; s < streams_per_device; ++s) {
+            TESSEL_CUDA_CHECK(cudaEventRecord(d.part_done[s].get(), d.compute[s].get()));
+            TESSEL_CUDA_CHECK(cudaStreamWaitEvent(down, d.part_done[s].get(), 0));
+        }
         const TileShape& cs = plan_.product.c_shape;
-        if (chunks > 0)
-            for (int s = 0; s < streams_per_device; ++s)
-                TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.copy->get(), d.computed[(chunks - 1) % 2][s].get(), 0));
-        size_type at = 0;
-        std::vector<size_type> host_off(b.c_tiles.size());
-        for (std::size_t s = 0; s < b.c_tiles.size(); ++s) {
-            const size_type v = tile_values(cs, p_.m_tiling, p_.n_tiling, b.c_tiles[s]);
-            host_off[s] = at;
-            TESSEL_CUDA_CHECK(cudaMemcpyAsync(d.c_host.data() + at, d.block_buf.data() + d.c_offset[s], static_cast<std::size_t>(v) * sizeof(T),
-                                              cudaMemcpyDeviceToHost, d.copy->get()));
-            at += v;
+        const std::size_t from = d.c_sent;
+        const size_type base = bs.c_offset[from];
+        std::vector<PackedTile> packed;
+        for (std::size_t s = from; s < until; ++s) {
+            const size_type pos = b.c_tiles[s];
+            packed.push_back({bs.c_offset[s] - base, p_.m_tiling.size(cs.row_of(pos)) * p_.n_tiling.size(cs.col_idx()[pos])});
         }
-        TESSEL_CUDA_CHECK(cudaEventRecord(d.c_back->get(), d.copy->get()));
-        TESSEL_CUDA_CHECK(cudaEventSynchronize(d.c_back->get()));
-        for (std::size_t s = 0; s < b.c_tiles.size(); ++s) {
-            const size_type v = tile_values(cs, p_.m_tiling, p_.n_tiling, b.c_tiles[s]);
-            TileBuffer<T> tile(d.c_host.data() + host_off[s], d.c_host.data() + host_off[s] + v);
-            ex_.deliver_c(b.c_tiles[s], std::move(tile));
-        }
+        const size_type values = packed.back().offset + packed.back().values;
+        d.down_ring->download(
+            d.block_buf.data() + base, values, std::move(packed),
+            [&d, from](std::size_t x, size_type values) {
+                d.c_tiles[from + x].resize(static_cast<std::size_t>(values));
+                return d.c_tiles[from + x].data();
+            },
+            [&d, from, &b, this](std::size_t x) { ex_.deliver_c(b.c_tiles[from + x], std::move(d.c_tiles[from + x])); },
+            down);
+        d.c_sent = until;
+    }
+
+    // The rest of the block's C down (all of it when the block has no chunks), every window
+    // unpacked; the next block may then overwrite the buffer.
+    void finish_block(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs) {
+        if (d.c_sent < b.c_tiles.size()) send_c_down(d, b, bs, b.c_tiles.size());
+        for (int s = 0; s < streams_per_device; ++s)
+            TESSEL_CUDA_CHECK(cudaEventRecord(d.block_end[s].get(), d.compute[s].get()));
+        TESSEL_CUDA_CHECK(cudaEventRecord(d.c_down->get(), d.down->get()));
+        d.down_ring->finish();
         r_.d2h_bytes += b.c_bytes;
         ++r_.blocks;
     }
@@ -300,6 +340,8 @@ private:
     TileStore<T>& a_;
     TileExchange<T>& ex_;
     ExecutionResult& r_;
+    size_type part_bytes_;
+    const GeneratedTiles* generated_;  // B's values as a function of coordinates: made on the device
     std::vector<std::unique_ptr<Device<T>>> devices_;
 };
 
@@ -310,15 +352,21 @@ ExecutionResult execute_cuda(const Problem& p, const Plan& plan, TileStore<T>& a
                              const ExecutorOptions& o) {
     Timer total;
     ExecutionResult r;
-    r.backend = std::string("cuda: cuBLAS ") + (std::is_same_v<T, double> ? "Dgemm" : "Sgemm") + " on " +
-                std::to_string(streams_per_device) + " streams per device, double-buffered A chunks";
     TileExchange<T> ex(p, plan, o.rank, o.comm, a, c_owned);
     ex.start();
+    bool b_on_device = dynamic_cast<const GeneratedTiles*>(p.values.get()) != nullptr;
     if (o.rank < plan.grid.size() && !plan.processes[o.rank].blocks.empty()) {
-        CudaRun<T> run(p, plan, a, ex, r, o.rank, o.first_device);
+        Timer setup;
+        CudaRun<T> run(p, plan, a, ex, r, o.rank, o.first_device, o.cuda_part_bytes);
+        r.device_setup_seconds = setup.seconds();
         run.run();
     }
     ex.finish();
+    const char* gemm = std::is_same_v<T, double> ? "Dgemm" : "Sgemm";
+    r.backend = std::string("cuda: B made ") + (b_on_device ? "on the device" : "on the host") + "; cuBLAS " + gemm +
+                " and " + gemm + "Batched by tile shape (" + std::to_string(r.calls) + " calls for " +
+                std::to_string(r.gemms) + " GEMMs) on " + std::to_string(streams_per_device) +
+                " streams per device; A and C through pinned staging on copy streams";
     const auto& cnt = ex.counters();
     r.a_sent_bytes = cnt.a_sent();
     r.a_received_bytes = cnt.a_received();

@@ -1,5 +1,6 @@
 // The executor: runs a plan on this rank (cpu: BLAS tile GEMMs as tasks over the cores; cuda:
-// cuBLAS on streams with double-buffered chunks), with the MPI exchange of A and C tiles.
+// B made on the device, cuBLAS calls batched by tile shape on streams, double-buffered A
+// chunks), with the MPI exchange of A and C tiles.
 #pragma once
 
 #include <mpi.h>
@@ -19,6 +20,9 @@ struct ExecutorOptions {
     int rank = 0;
     /// cuda: the process's devices are first_device, first_device + 1, ... (mod the count).
     int first_device = 0;
+    /// cuda: a chunk of A goes up in parts of about this many bytes, each part's GEMMs starting
+    /// while the next part is on its way.
+    size_type cuda_part_bytes = size_type(64) << 20;
     /// cpu: GEMM tasks smaller than this many columns are not split further.
     size_type min_split_columns = 64;
     bool verbose = false;
@@ -30,6 +34,8 @@ struct ExecutionResult {
     double seconds = 0;         ///< wall time of the executor on this rank
     double flops = 0;           ///< 2·m·n·k summed over the tile GEMMs it ran
     size_type gemms = 0;        ///< tile GEMMs A(i,k)·B(k,c) it ran
+    size_type calls = 0;        ///< cuda: cuBLAS calls that ran them (batched by tile shape)
+    double device_setup_seconds = 0;  ///< cuda: streams, cuBLAS handles, buffers, the schedule uploaded
     size_type blocks = 0, chunks = 0;
     double b_generation_seconds = 0;  ///< summed over threads: making B tiles on demand
     double a_wait_seconds = 0;        ///< blocked waiting for A tiles from other ranks

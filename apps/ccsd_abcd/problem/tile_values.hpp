@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "apps/ccsd_abcd/problem/element_hash.hpp"
 #include "core/types.hpp"
 
 namespace tessel::abcd {
@@ -12,19 +13,12 @@ namespace tessel::abcd {
 enum class Operand : std::uint64_t { a = 1, b = 2 };
 
 namespace detail {
-/// murmur3's 64-bit finaliser: a bijection that mixes every input bit into every output bit.
-inline std::uint64_t fmix64(std::uint64_t x) {
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-inline constexpr std::uint64_t row_step = 0x9e3779b97f4a7c15ULL;  // odd: rows never collide
-inline constexpr std::uint64_t col_step = 0xd6e8feb86659fd93ULL;
+// The hash is shared with the device (element_hash.hpp: the cuda executor makes B there).
+using element_hash::col_step;
+using element_hash::fmix64;
+using element_hash::row_step;
 inline std::uint64_t operand_base(std::uint64_t seed, Operand which) {
-    return fmix64(seed * 0x2545f4914f6cdd1dULL + static_cast<std::uint64_t>(which));
+    return element_hash::operand_base(seed, static_cast<std::uint64_t>(which));
 }
 }  // namespace detail
 
@@ -35,7 +29,7 @@ inline double element_value(std::uint64_t seed, Operand which, size_type r, size
     const std::uint64_t x = detail::operand_base(seed, which) +
                             static_cast<std::uint64_t>(r) * detail::row_step +
                             static_cast<std::uint64_t>(c) * detail::col_step;
-    return static_cast<double>(detail::fmix64(x) >> 11) * 0x1.0p-52 - 1.0;
+    return element_hash::unit_value(x);
 }
 
 /// Fills the tile of rows [r0, r0 + m) and columns [c0, c0 + n) of operand `which`,
@@ -50,8 +44,7 @@ void fill_tile(std::uint64_t seed, Operand which, size_type r0, size_type m, siz
                                        static_cast<std::uint64_t>(c0 + c) * detail::col_step;
         ValueType* column = out + c * m;
         for (size_type r = 0; r < m; ++r) {
-            const std::uint64_t h = detail::fmix64(col_base + static_cast<std::uint64_t>(r) * detail::row_step);
-            column[r] = static_cast<ValueType>(static_cast<double>(h >> 11) * 0x1.0p-52 - 1.0);
+            column[r] = static_cast<ValueType>(element_hash::unit_value(col_base + static_cast<std::uint64_t>(r) * detail::row_step));
         }
     }
 }

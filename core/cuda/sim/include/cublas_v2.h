@@ -1,4 +1,4 @@
-// tessel's CUDA simulator: the cuBLAS calls tessel makes (dense GEMM), answered by a stand-in
+// tessel's CUDA simulator: the cuBLAS calls tessel makes (dense GEMM, batched GEMM), answered by a stand-in
 // (core/cuda/sim/cublas_stand_in.cpp) that checks the arguments as cuBLAS documents them and
 // computes with the reference triple loop.
 #pragma once
@@ -33,3 +33,11 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa, cubl
 cublasStatus_t cublasDgemm(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m, int n,
                            int k, const double* alpha, const double* a, int lda, const double* b, int ldb,
                            const double* beta, double* c, int ldc);
+cublasStatus_t cublasSgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                  int n, int k, const float* alpha, const float* const Aarray[], int lda,
+                                  const float* const Barray[], int ldb, const float* beta, float* const Carray[],
+                                  int ldc, int batchCount);
+cublasStatus_t cublasDgemmBatched(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb, int m,
+                                  int n, int k, const double* alpha, const double* const Aarray[], int lda,
+                                  const double* const Barray[], int ldb, const double* beta, double* const Carray[],
+                                  int ldc, int batchCount);

@@ -1,0 +1,177 @@
+// The cuda executor's schedule: buffer offsets, and each chunk's GEMMs grouped into calls.
+#include "apps/ccsd_abcd/executor/cuda_schedule.hpp"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+namespace tessel::abcd {
+
+namespace {
+
+size_type round_up(size_type x) { return (x + tile_alignment - 1) / tile_alignment * tile_alignment; }
+
+size_type tile_values(const TileShape& s, const Tiling& rows, const Tiling& cols, size_type pos) {
+    return rows.size(s.row_of(pos)) * cols.size(s.col_idx()[pos]);
+}
+
+// One GEMM before grouping: its stream, round, shape and operands.
+struct Gemm {
+    int stream = 0;
+    size_type round = 0, m = 0, n = 0, k = 0;
+    GemmOperands at;
+};
+
+// The GEMMs of A tiles order[first .. last) of chunk `ch` of block `b`: C(i, c) += A(i, k)·B(k, c)
+// with the block's B tiles of row k; each C tile's stream and the round of each of its GEMMs.
+std::vector<Gemm> part_gemms(const Problem& p, const Plan& plan, const BlockPlan& b, const BlockSchedule& bs,
+                             const ChunkPlan& ch, const ChunkSchedule& cs, std::size_t first, std::size_t last,
+                             int streams) {
+    const TileShape& as = p.a_shape;
+    const TileShape& shape_b = p.b_shape;
+    const TileShape& shape_c = plan.product.c_shape;
+    std::vector<size_type> seen(b.c_tiles.size(), 0);  // GEMMs of each C tile so far in this part
+    std::vector<Gemm> out;
+    for (std::size_t x = first; x < last; ++x) {
+        const std::size_t t = cs.order[x];
+        const size_type apos = ch.a_tiles[t];
+        const size_type i = as.row_of(apos), k = as.col_idx()[apos];
+        // The block's B tiles of row k: b_tiles is sorted, so they are contiguous.
+        auto lo = std::lower_bound(b.b_tiles.begin(), b.b_tiles.end(), shape_b.row_ptr()[k]);
+        auto hi = std::lower_bound(b.b_tiles.begin(), b.b_tiles.end(), shape_b.row_ptr()[k + 1]);
+        for (auto it = lo; it != hi; ++it) {
+            const auto bslot = static_cast<std::size_t>(it - b.b_tiles.begin());
+            const size_type col = shape_b.col_idx()[*it];
+            const size_type cpos = shape_c.find(i, col);
+            const auto cslot = static_cast<std::size_t>(std::lower_bound(b.c_tiles.begin(), b.c_tiles.end(), cpos) -
+                                                        b.c_tiles.begin());
+            Gemm g;
+            g.stream = static_cast<int>(cslot % static_cast<std::size_t>(streams));
+            g.round = seen[cslot]++;
+            g.m = p.m_tiling.size(i);
+            g.n = p.n_tiling.size(col);
+            g.k = p.k_tiling.size(k);
+            g.at = {cs.a_offset[t], bs.b_offset[bslot], bs.c_offset[cslot]};
+            out.push_back(g);
+        }
+    }
+    return out;
+}
+
+// The chunk's tiles by (row, column), packed in that order, cut into parts of about
+// `part_values` (a part ends at a tile's end).
+void lay_out_chunk(const Problem& p, const ChunkPlan& ch, ChunkSchedule& cs, size_type part_values) {
+    const TileShape& as = p.a_shape;
+    cs.order.resize(ch.a_tiles.size());
+    for (std::size_t t = 0; t < cs.order.size(); ++t) cs.order[t] = t;
+    std::sort(cs.order.begin(), cs.order.end(), [&](std::size_t x, std::size_t y) {
+        return std::pair(as.row_of(ch.a_tiles[x]), as.col_idx()[ch.a_tiles[x]]) <
+               std::pair(as.row_of(ch.a_tiles[y]), as.col_idx()[ch.a_tiles[y]]);
+    });
+    cs.a_offset.assign(ch.a_tiles.size(), 0);
+    for (std::size_t x = 0; x < cs.order.size(); ++x) {
+        const std::size_t t = cs.order[x];
+        if (cs.parts.empty() || cs.values - cs.parts.back().begin >= part_values) {
+            if (!cs.parts.empty()) {
+                cs.parts.back().end = cs.values;
+                cs.parts.back().last = x;
+            }
+            ChunkPart part;
+            part.begin = cs.values;
+            part.first = x;
+            cs.parts.push_back(part);
+        }
+        cs.a_offset[t] = cs.values;
+        cs.values += round_up(tile_values(as, p.m_tiling, p.k_tiling, ch.a_tiles[t]));
+    }
+    if (!cs.parts.empty()) {
+        cs.parts.back().end = cs.values;
+        cs.parts.back().last = cs.order.size();
+    }
+}
+
+// Last chunk: after each part, the C tiles of the rows before the next part's first row are
+// final (C tiles lie by row); after the last part, all of them.
+void mark_final_c(const Problem& p, const Plan& plan, const BlockPlan& b, const ChunkPlan& ch, ChunkSchedule& cs) {
+    const TileShape& shape_c = plan.product.c_shape;
+    for (std::size_t q = 0; q < cs.parts.size(); ++q) {
+        ChunkPart& part = cs.parts[q];
+        if (q + 1 == cs.parts.size()) {
+            part.c_final = b.c_tiles.size();
+            continue;
+        }
+        const size_type next_row = p.a_shape.row_of(ch.a_tiles[cs.order[cs.parts[q + 1].first]]);
+        part.c_final = static_cast<std::size_t>(
+            std::partition_point(b.c_tiles.begin(), b.c_tiles.end(),
+                                 [&](size_type pos) { return shape_c.row_of(pos) < next_row; }) -
+            b.c_tiles.begin());
+    }
+}
+
+// Calls in issue order: round by round, stream by stream, one call per shape.
+void group_calls(std::vector<Gemm>& gemms, ChunkPart& cs, DeviceSchedule& d) {
+    const auto key = [](const Gemm& g) { return std::tie(g.round, g.stream, g.m, g.n, g.k); };
+    std::stable_sort(gemms.begin(), gemms.end(), [&](const Gemm& x, const Gemm& y) { return key(x) < key(y); });
+    for (std::size_t g = 0; g < gemms.size(); ++g) {
+        if (g == 0 || key(gemms[g]) != key(gemms[g - 1])) {
+            GemmCall call;
+            call.stream = gemms[g].stream;
+            call.m = gemms[g].m;
+            call.n = gemms[g].n;
+            call.k = gemms[g].k;
+            call.first = static_cast<size_type>(d.operands.size());
+            cs.calls.push_back(call);
+        }
+        ++cs.calls.back().count;
+        d.operands.push_back(gemms[g].at);
+    }
+    d.gemms += static_cast<size_type>(gemms.size());
+    d.calls += static_cast<size_type>(cs.calls.size());
+}
+
+}  // namespace
+
+DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const ProcessPlan& process,
+                               const std::vector<std::size_t>& blocks, int streams, size_type part_bytes) {
+    DeviceSchedule d;
+    int chunk_number = 0;  // over the device's blocks: chunk buffers alternate
+    for (std::size_t bi : blocks) {
+        const BlockPlan& b = process.blocks[bi];
+        BlockSchedule bs;
+        size_type at = 0;
+        bs.b_jobs = static_cast<size_type>(d.b_tiles.size());
+        for (size_type pos : b.b_tiles) {
+            const size_type v = tile_values(p.b_shape, p.k_tiling, p.n_tiling, pos);
+            const size_type r = p.b_shape.row_of(pos), c = p.b_shape.col_idx()[pos];
+            d.b_tiles.push_back({p.k_tiling.offset(r), p.n_tiling.offset(c), p.k_tiling.size(r), p.n_tiling.size(c), at});
+            bs.b_offset.push_back(at);
+            bs.b_largest = std::max(bs.b_largest, v);
+            at += round_up(v);
+        }
+        bs.c_begin = at;
+        for (size_type pos : b.c_tiles) {
+            bs.c_offset.push_back(at);
+            at += round_up(tile_values(plan.product.c_shape, p.m_tiling, p.n_tiling, pos));
+        }
+        bs.end = at;
+        d.block_values = std::max(d.block_values, at);
+        const size_type part_values = std::max<size_type>(1, part_bytes / value_bytes(p.precision));
+        for (std::size_t n = 0; n < b.chunks.size(); ++n) {
+            const ChunkPlan& ch = b.chunks[n];
+            ChunkSchedule cs;
+            cs.buffer = chunk_number++ % 2;
+            lay_out_chunk(p, ch, cs, part_values);
+            if (n + 1 == b.chunks.size()) mark_final_c(p, plan, b, ch, cs);
+            d.chunk_values = std::max(d.chunk_values, cs.values);
+            for (ChunkPart& part : cs.parts) {
+                std::vector<Gemm> gemms = part_gemms(p, plan, b, bs, ch, cs, part.first, part.last, streams);
+                group_calls(gemms, part, d);
+            }
+            bs.chunks.push_back(std::move(cs));
+        }
+        d.blocks.push_back(std::move(bs));
+    }
+    return d;
+}
+
+}  // namespace tessel::abcd

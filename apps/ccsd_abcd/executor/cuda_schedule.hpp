@@ -1,0 +1,82 @@
+// What the cuda executor does on one device, worked out before it starts (plain C++, no CUDA):
+// where every B, C and A tile lies in the device buffers, each chunk's A tiles in parts that go
+// up one after the other, and the GEMMs of every part grouped into cuBLAS calls. A C tile's GEMMs all go to one stream (so its updates stay ordered); on a
+// stream, a part's GEMMs run in rounds (round r holds the r-th GEMM of each C tile), and the
+// GEMMs of a round with the same shape m x n x k (the tile-size class) make one batched call.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "apps/ccsd_abcd/inspector/inspector.hpp"
+#include "apps/ccsd_abcd/problem/problem.hpp"
+#include "core/types.hpp"
+
+namespace tessel::abcd {
+
+/// One tile GEMM's operands, offsets in values: A in its chunk's buffer, B and C in the block's.
+struct GemmOperands {
+    size_type a = 0, b = 0, c = 0;
+};
+
+/// One cuBLAS call: `count` GEMMs of one shape (operands [first, first + count) of the
+/// schedule), C := C + A·B, leading dimensions m, k, m.
+struct GemmCall {
+    int stream = 0;
+    size_type m = 0, n = 0, k = 0;
+    size_type first = 0, count = 0;
+};
+
+/// A part of a chunk: the A tiles that go up together (a few tens of MiB), and the GEMMs that
+/// need no other tile of the chunk, so that they start while the next part is on its way.
+struct ChunkPart {
+    size_type begin = 0, end = 0;     ///< its values in the chunk buffer (gaps included)
+    std::size_t first = 0, last = 0;  ///< its tiles: order[first .. last)
+    std::vector<GemmCall> calls;      ///< in issue order
+    /// Last chunk of its block: C tiles [0, c_final) of the block are final after this part
+    /// (A tiles go by tile row, and C(i, c) needs only A's row i), so they can go down.
+    std::size_t c_final = 0;
+};
+
+/// One chunk: its A tiles packed at `a_offset` into device chunk buffer `buffer` (0 or 1), by
+/// tile row, in parts.
+struct ChunkSchedule {
+    int buffer = 0;
+    std::vector<size_type> a_offset;  ///< per A tile of the chunk (the plan's order), in values
+    std::vector<std::size_t> order;   ///< the chunk's A tiles in packed order (by row, column)
+    size_type values = 0;             ///< the packed chunk, gaps included
+    std::vector<ChunkPart> parts;
+};
+
+/// One block: its B tiles from 0, its C tiles from c_begin (to `end`) in the block buffer.
+struct BlockSchedule {
+    std::vector<size_type> b_offset, c_offset;
+    size_type c_begin = 0, end = 0;
+    size_type b_jobs = 0;    ///< where its B tiles start in DeviceSchedule::b_tiles
+    size_type b_largest = 0; ///< values of its largest B tile
+    std::vector<ChunkSchedule> chunks;
+};
+
+/// Every block of one device, and the sizes of the buffers they need.
+struct DeviceSchedule {
+    std::vector<BlockSchedule> blocks;
+    std::vector<GemmOperands> operands;  ///< every GEMM of the device, in call order
+    /// Every block's B tiles (row0, col0 in elements, rows, cols, offset in the block buffer).
+    struct BTile {
+        size_type row0 = 0, col0 = 0, rows = 0, cols = 0, offset = 0;
+    };
+    std::vector<BTile> b_tiles;
+    size_type block_values = 0, chunk_values = 0;
+    size_type gemms = 0, calls = 0;
+};
+
+/// Tiles start at multiples of this many values (256 bytes in double).
+inline constexpr size_type tile_alignment = 64;
+
+/// The schedule of `blocks` (indices into process.blocks) on `streams` streams, chunks in parts
+/// of about `part_bytes` of A (at least one tile each).
+DeviceSchedule schedule_device(const Problem& problem, const Plan& plan, const ProcessPlan& process,
+                               const std::vector<std::size_t>& blocks, int streams,
+                               size_type part_bytes = size_type(64) << 20);
+
+}  // namespace tessel::abcd

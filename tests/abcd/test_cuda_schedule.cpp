@@ -1,0 +1,94 @@
+// The cuda executor's schedule (plain C++, every build): every tile GEMM in exactly one call,
+// a call's GEMMs of one shape and distinct C tiles, a C tile's GEMMs on one stream in their
+// chunk order, tiles laid out apart and aligned.
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "abcd_test_util.hpp"
+#include "apps/ccsd_abcd/executor/cuda_schedule.hpp"
+#include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
+
+using namespace tessel;
+using namespace tessel::abcd;
+
+namespace {
+Problem uniform_synthetic(double density_b) {
+    SyntheticOptions o;
+    o.m = 96;
+    o.n = 256;
+    o.tile_min = 16;  // one tile size: rounds batch many GEMMs
+    o.tile_max = 16;
+    o.density_a = 0.5;
+    o.density_b = density_b;
+    o.seed = 4;
+    return synthetic_problem(o);
+}
+
+std::vector<std::size_t> all_blocks(const ProcessPlan& pp) {
+    std::vector<std::size_t> b(pp.blocks.size());
+    for (std::size_t x = 0; x < b.size(); ++x) b[x] = x;
+    return b;
+}
+}  // namespace
+
+TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C, C tiles on one stream", "[abcd]") {
+    const Problem p = uniform_synthetic(0.4);
+    const Plan plan = inspect(p, test::one_process(size_type(96) << 10));  // several blocks and chunks
+    const ProcessPlan& pp = plan.processes[0];
+    REQUIRE(pp.blocks.size() > 1);
+    const DeviceSchedule d = schedule_device(p, plan, pp, all_blocks(pp), 4, 4096);  // parts of a few tiles
+    CHECK(d.gemms == pp.gemms);
+    CHECK(d.operands.size() == static_cast<std::size_t>(pp.gemms));
+    // One tile size: batched, in parts as large as the chunks.
+    CHECK(schedule_device(p, plan, pp, all_blocks(pp), 4).calls < pp.gemms);
+    std::set<size_type> covered;
+    bool several_parts = false;
+    for (std::size_t bi = 0; bi < d.blocks.size(); ++bi) {
+        const BlockSchedule& bs = d.blocks[bi];
+        const BlockPlan& b = pp.blocks[bi];
+        CHECK(bs.chunks.size() == b.chunks.size());
+        for (size_type off : bs.b_offset) CHECK(off % tile_alignment == 0);
+        for (size_type off : bs.c_offset) CHECK((off >= bs.c_begin && off < bs.end && off % tile_alignment == 0));
+        std::map<size_type, int> stream_of_c;
+        for (std::size_t n = 0; n < bs.chunks.size(); ++n) {
+            const ChunkSchedule& cs = bs.chunks[n];
+            CHECK(cs.values <= d.chunk_values);
+            REQUIRE(!cs.parts.empty());
+            several_parts = several_parts || cs.parts.size() > 1;
+            // Parts cover the chunk in order; in the last chunk, the C tiles they make final grow
+            // to all of the block's, and no later part updates a C tile already final.
+            CHECK(cs.parts.front().begin == 0);
+            CHECK(cs.parts.back().end == cs.values);
+            CHECK(cs.parts.back().last == cs.order.size());
+            std::size_t final_before = 0;
+            for (std::size_t q = 0; q < cs.parts.size(); ++q) {
+                const ChunkPart& part = cs.parts[q];
+                if (q > 0) CHECK((part.begin == cs.parts[q - 1].end && part.first == cs.parts[q - 1].last));
+                for (const GemmCall& call : part.calls) {
+                    std::set<size_type> cs_in_call;
+                    for (size_type x = call.first; x < call.first + call.count; ++x) {
+                        CHECK(covered.insert(x).second);
+                        const GemmOperands& o = d.operands[static_cast<std::size_t>(x)];
+                        CHECK(cs_in_call.insert(o.c).second);  // no two problems of a call on one C
+                        const auto [it, fresh] = stream_of_c.emplace(o.c, call.stream);
+                        CHECK(it->second == call.stream);
+                        CHECK((o.a >= part.begin && o.a + call.m * call.k <= part.end));
+                        CHECK(o.b + call.k * call.n <= bs.c_begin);
+                        if (n + 1 == bs.chunks.size() && final_before > 0)
+                            CHECK(o.c >= bs.c_offset[final_before - 1] + 1);  // not a tile already final
+                    }
+                }
+                if (n + 1 == bs.chunks.size()) {
+                    CHECK(part.c_final >= final_before);
+                    final_before = part.c_final;
+                }
+            }
+            if (n + 1 == bs.chunks.size()) CHECK(final_before == b.c_tiles.size());
+        }
+    }
+    CHECK(several_parts);
+    CHECK(covered.size() == d.operands.size());
+}
