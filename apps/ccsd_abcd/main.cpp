@@ -11,6 +11,7 @@
 #include "apps/ccsd_abcd/driver/advice.hpp"
 #include "apps/ccsd_abcd/driver/args.hpp"
 #include "apps/ccsd_abcd/driver/execute.hpp"
+#include "apps/ccsd_abcd/driver/ladder_run.hpp"
 #include "apps/ccsd_abcd/driver/mpi.hpp"
 #include "apps/ccsd_abcd/driver/plan.hpp"
 #include "apps/ccsd_abcd/driver/results.hpp"
@@ -89,6 +90,7 @@ int run(int argc, char** argv) {
     check_outputs(a, comm);  // before any work
     set_threads(a, comm);
     const Precision precision = parse_precision(a.precision);
+    if (!a.molecule_file.empty()) return run_ladder(a, precision, comm);  // a real molecule (issue 34)
     return precision == Precision::float64 ? run_typed<double>(a, comm) : run_typed<float>(a, comm);
 }
 

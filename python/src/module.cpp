@@ -12,4 +12,5 @@ PYBIND11_MODULE(_tessel, m) {
     tessel::python::bind_spmm(m);
     tessel::python::bind_xct(m);
     tessel::python::bind_spdnn(m);
+    tessel::python::bind_abcd(m);
 }

@@ -4,6 +4,7 @@
     C = tessel.spmm(A, B)                               # scipy.sparse CSR x numpy
     rec = tessel.xct.reconstruct(tomo, theta)           # TomoPy's tomo and theta
     ids = tessel.spdnn.infer(weights, bias, images)     # Graph Challenge network
+    R = tessel.abcd.ladder("mol.xyz", "cc-pvdz", c_vir, t2)  # CCSD ladder term, integrals on demand
 
 Errors: tessel.Error (RuntimeError) and its subclasses InvalidInput and DimensionMismatch
 (also ValueError), OutOfMemoryBudget (also MemoryError), NotCompiled. Arguments of the wrong
@@ -11,10 +12,10 @@ dtype, shape or memory order raise ValueError naming the argument.
 """
 from . import _tessel
 from ._tessel import DimensionMismatch, Error, InvalidInput, NotCompiled, OutOfMemoryBudget
-from . import spdnn, xct
+from . import abcd, spdnn, xct
 
 __version__ = _tessel.__version__
-__all__ = ["spmm", "xct", "spdnn", "Error", "InvalidInput", "DimensionMismatch",
+__all__ = ["spmm", "xct", "spdnn", "abcd", "Error", "InvalidInput", "DimensionMismatch",
            "OutOfMemoryBudget", "NotCompiled"]
 
 

@@ -23,11 +23,19 @@ void add_problem_options(CLI::App& app, Args& a) {
     app.add_option("--density-b", a.synthetic.density_b, "Element-area density of B in (0, 1]")->group(g);
     auto* mg = "Molecule generator (alkane chain, like C65H132)";
     app.add_option("--length", a.molecule.length, "Carbons L of the chain C_L H_2L+2")->group(mg);
-    app.add_option("--basis", a.molecule.basis, "Basis: svp (def2-SVP) or minimal")->group(mg);
+    app.add_option("--basis", a.molecule.basis, "Basis: svp (def2-SVP) or minimal; with --molecule a basis set name")
+        ->group(mg);
     app.add_option("--cluster-size", a.molecule.cluster_size, "Target orbitals per k-means cluster (tile)")->group(mg);
     app.add_option("--v-cutoff", a.molecule.v_cutoff, "V(cd,ab) non-zero when c~a and d~b within this (Angstrom)")->group(mg);
     app.add_option("--t-cutoff", a.molecule.t_cutoff, "T(ij,cd) non-zero when i~c and j~d within this (Angstrom)")->group(mg);
     app.add_option("--pair-cutoff", a.molecule.pair_cutoff, "Occupied pairs ij kept within this (Angstrom)")->group(mg);
+    auto* rm = "A real molecule: the ladder term R[i,j,a,b] = sum_cd t2[i,j,c,d] (ac|bd) with integrals from libint2";
+    app.add_option("--molecule", a.molecule_file, "XYZ file (Angstrom) of the molecule; --basis names its basis set "
+                                                  "(sto-3g, cc-pvdz, def2-svp)")->group(rm);
+    app.add_option("--amplitudes", a.amplitudes, "HDF5 file with t2 (nocc,nocc,nvir,nvir) and c_vir (nbf,nvir), "
+                                                 "c_vir's attribute ao_order = psi4, pyscf or libint")->group(rm);
+    app.add_option("--threshold", a.threshold, "Schwarz screening of B's tiles, relative to the largest bound")
+        ->group(rm);
     app.add_option("--seed", a.seed, "Seed of the generators and of the tile values");
     app.add_option("--save-problem", a.save_problem, "Write the problem (tilings, shapes) to this HDF5 file");
     app.add_flag("--save-tiles", a.save_tiles, "With --save-problem: store the tile values of A and B too");
@@ -47,7 +55,7 @@ void add_run_options(CLI::App& app, Args& a) {
     app.add_option("--threads", a.threads, "Threads per rank (default: cores / ranks on the node)");
     app.add_option("--precision", a.precision, "double or float")->check(CLI::IsMember({"double", "float"}));
     app.add_flag("--verify", a.verify, "Compare with a dense reference GEMM (small problems)");
-    app.add_option("--output", a.output, "Write R's shape and tile norms to this HDF5 file");
+    app.add_option("--output", a.output, "Write R's shape and tile norms to this HDF5 file (--molecule: R itself, dataset r)");
     app.add_flag("--output-tiles", a.output_tiles, "With --output: write R's tiles too");
     app.add_option("--metrics", a.metrics, "Write JSON metrics to this file");
     app.add_option("--dgemm-size", a.dgemm_size, "Size of the square DGEMM timed as the reference rate (0: skip)");
@@ -97,6 +105,7 @@ std::optional<int> parse_args(int argc, char** argv, int rank, Args& a) {
         if (rank == 0) std::fprintf(stderr, "tessel-abcd: %s\n", e.what());
         return 1;
     }
+    a.basis_given = app.count("--basis") > 0;
     return std::nullopt;
 }
 

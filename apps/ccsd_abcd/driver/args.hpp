@@ -22,6 +22,10 @@ struct Args {
     // Tile-size advice (issue 17).
     std::string tiling = "given", rate_table;
     bool advise_tiles = false, measure_candidates = false, calibrate = false;
+    // A real molecule (issue 34): XYZ file, amplitudes, Schwarz threshold; --basis given or not.
+    std::string molecule_file, amplitudes;
+    double threshold = 1e-12;
+    bool basis_given = false;
 };
 
 /// Parses the command line into `a`. Returns the exit code when the program should stop

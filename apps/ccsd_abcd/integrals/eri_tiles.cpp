@@ -1,0 +1,201 @@
+// Integral tiles: Schwarz bounds, the screened shape of B, and B's tiles shell quartet by shell
+// quartet from a pool of libint2 engines (an engine is not thread-safe; making one per tile would
+// cost more than small tiles).
+#include "apps/ccsd_abcd/integrals/eri_tiles.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace tessel::abcd {
+
+namespace {
+
+libint2::Engine coulomb_engine(size_type max_nprim, int max_l) {
+    return libint2::Engine(libint2::Operator::coulomb, static_cast<int>(max_nprim), max_l, 0);
+}
+
+size_type max_nprim(const AoBasis& b) {
+    size_type n = 1;
+    for (const auto& s : b.shells) n = std::max(n, static_cast<size_type>(s.nprim()));
+    return n;
+}
+
+int max_l(const AoBasis& b) {
+    int l = 0;
+    for (const auto& s : b.shells) l = std::max(l, s.contr[0].l);
+    return l;
+}
+
+}  // namespace
+
+void initialize_libint() {
+    static std::once_flag once;
+    std::call_once(once, [] { libint2::initialize(); });
+}
+
+SchwarzBounds schwarz_bounds(const AoBasis& basis, const AoClusters& clusters) {
+    initialize_libint();
+    SchwarzBounds q;
+    q.shells = static_cast<size_type>(basis.shells.size());
+    q.shell_pair.assign(static_cast<std::size_t>(q.shells * q.shells), 0.0);
+    const size_type nprim = max_nprim(basis);
+    const int l = max_l(basis);
+#pragma omp parallel
+    {
+        libint2::Engine engine = coulomb_engine(nprim, l);
+        const auto& buf = engine.results();
+#pragma omp for schedule(dynamic, 1)
+        for (size_type s = 0; s < q.shells; ++s)
+            for (size_type t = 0; t <= s; ++t) {
+                const auto& a = basis.shells[s];
+                const auto& b = basis.shells[t];
+                engine.compute(a, b, a, b);
+                double m = 0;
+                if (buf[0]) {
+                    const std::size_t n = a.size() * b.size();
+                    for (std::size_t x = 0; x < n; ++x) m = std::max(m, std::abs(buf[0][x * n + x]));
+                }
+                q.shell_pair[s * q.shells + t] = q.shell_pair[t * q.shells + s] = std::sqrt(m);
+            }
+    }
+    q.clusters = clusters.functions.count();
+    q.cluster_pair.assign(static_cast<std::size_t>(q.clusters * q.clusters), 0.0);
+    for (size_type c = 0; c < q.clusters; ++c)
+        for (size_type a = 0; a < q.clusters; ++a) {
+            double m = 0;
+            for (size_type s : clusters.shells[c])
+                for (size_type t : clusters.shells[a]) m = std::max(m, q.pair(s, t));
+            q.cluster_pair[c * q.clusters + a] = m;
+        }
+    q.max = q.cluster_pair.empty() ? 0 : *std::max_element(q.cluster_pair.begin(), q.cluster_pair.end());
+    return q;
+}
+
+TileShape screened_b_shape(const SchwarzBounds& q, double threshold) {
+    const size_type n = q.clusters;
+    const double cutoff = threshold * q.max * q.max;
+    std::vector<std::pair<size_type, size_type>> tiles;
+    for (size_type c = 0; c < n; ++c)
+        for (size_type d = 0; d < n; ++d)
+            for (size_type a = 0; a < n; ++a) {
+                if (q.cluster(c, a) * q.max < cutoff) continue;  // no b can reach the cutoff
+                for (size_type b = 0; b < n; ++b)
+                    if (q.cluster(c, a) * q.cluster(d, b) >= cutoff) tiles.emplace_back(c * n + d, a * n + b);
+            }
+    return TileShape::from_pairs(n * n, n * n, std::move(tiles), "B (screened integrals)");
+}
+
+EriTiles::EriTiles(std::shared_ptr<const AoBasis> basis, std::shared_ptr<const AoClusters> clusters,
+                   std::shared_ptr<const SchwarzBounds> q, double threshold, Tiling m, Tiling k)
+    : basis_(std::move(basis)), clusters_(std::move(clusters)), q_(std::move(q)),
+      cutoff_(threshold * q_->max * q_->max), m_(std::move(m)), k_(std::move(k)) {
+    initialize_libint();
+    max_nprim_ = max_nprim(*basis_);
+    max_l_ = max_l(*basis_);
+}
+
+EriTiles::~EriTiles() = default;
+
+void EriTiles::set_a(std::vector<double> a) {
+    TESSEL_ENSURE_DIMS(static_cast<size_type>(a.size()) == m_.extent() * k_.extent(),
+                       "A holds " + std::to_string(a.size()) + " values, M x K is " +
+                           std::to_string(m_.extent() * k_.extent()));
+    a_ = std::move(a);
+}
+
+std::unique_ptr<libint2::Engine> EriTiles::take_engine() const {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (!engines_.empty()) {
+            auto e = std::move(engines_.back());
+            engines_.pop_back();
+            return e;
+        }
+    }
+    return std::make_unique<libint2::Engine>(coulomb_engine(max_nprim_, max_l_));
+}
+
+void EriTiles::give_back(std::unique_ptr<libint2::Engine> e) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    engines_.push_back(std::move(e));
+}
+
+void EriTiles::fill_a(size_type ti, size_type tj, double* out) const {
+    if (a_.empty()) TESSEL_INVALID_INPUT("amplitudes", 0, "A's tiles were asked for before the amplitudes were given");
+    const size_type rows = m_.size(ti), r0 = m_.offset(ti), M = m_.extent();
+    for (size_type c = 0; c < k_.size(tj); ++c)
+        std::memcpy(out + c * rows, a_.data() + (k_.offset(tj) + c) * M + r0, sizeof(double) * rows);
+}
+
+// Tile ((c, d), (a, b)): rows λσ (λ in c, σ in d), columns μν (μ in a, ν in b), value (λμ|σν),
+// column-major. libint2 gives a quartet (λμ|σν) row-major over λ, μ, σ, ν.
+void EriTiles::fill_b(size_type ti, size_type tj, double* out) const {
+    const size_type n = clusters_->functions.count();
+    const size_type c = ti / n, d = ti % n, a = tj / n, b = tj % n;
+    const Tiling& f = clusters_->functions;
+    const size_type nd = f.size(d), nb = f.size(b);
+    const size_type rows = f.size(c) * nd;
+    std::fill(out, out + rows * f.size(a) * nb, 0.0);
+    auto engine = take_engine();
+    const auto& buf = engine->results();
+    const auto& shells = basis_->shells;
+    // Each shell's first function inside its cluster.
+    auto local_starts = [&](size_type cluster) {
+        std::vector<size_type> starts;
+        size_type x = 0;
+        for (size_type s : clusters_->shells[cluster]) {
+            starts.push_back(x);
+            x += static_cast<size_type>(shells[s].size());
+        }
+        return starts;
+    };
+    const auto lc = local_starts(c), la = local_starts(a), ld = local_starts(d), lb = local_starts(b);
+    const auto &sc = clusters_->shells[c], &sa = clusters_->shells[a], &sd = clusters_->shells[d],
+               &sb = clusters_->shells[b];
+    for (std::size_t i = 0; i < sc.size(); ++i)
+        for (std::size_t j = 0; j < sa.size(); ++j) {
+            const double q_left = q_->pair(sc[i], sa[j]);
+            for (std::size_t k = 0; k < sd.size(); ++k)
+                for (std::size_t l = 0; l < sb.size(); ++l) {
+                    if (q_left * q_->pair(sd[k], sb[l]) < cutoff_) continue;
+                    const auto &S1 = shells[sc[i]], &S2 = shells[sa[j]], &S3 = shells[sd[k]], &S4 = shells[sb[l]];
+                    engine->compute(S1, S2, S3, S4);
+                    if (!buf[0]) continue;  // libint2 screened it out: zero
+                    const size_type n1 = S1.size(), n2 = S2.size(), n3 = S3.size(), n4 = S4.size();
+                    const double* v = buf[0];
+                    for (size_type f1 = 0; f1 < n1; ++f1)
+                        for (size_type f2 = 0; f2 < n2; ++f2)
+                            for (size_type f3 = 0; f3 < n3; ++f3) {
+                                const size_type row = (lc[i] + f1) * nd + ld[k] + f3;
+                                const double* src = v + ((f1 * n2 + f2) * n3 + f3) * n4;
+                                for (size_type f4 = 0; f4 < n4; ++f4)
+                                    out[row + ((la[j] + f2) * nb + lb[l] + f4) * rows] = src[f4];
+                            }
+                }
+        }
+    give_back(std::move(engine));
+}
+
+void EriTiles::fill(Operand which, size_type ti, size_type tj, double* out) const {
+    if (which == Operand::a) fill_a(ti, tj, out);
+    else fill_b(ti, tj, out);
+}
+
+void EriTiles::fill(Operand which, size_type ti, size_type tj, float* out) const {
+    const Tiling& rows = which == Operand::a ? m_ : k_;
+    const Tiling& cols = k_;
+    std::vector<double> tmp(static_cast<std::size_t>(rows.size(ti) * cols.size(tj)));
+    fill(which, ti, tj, tmp.data());
+    std::transform(tmp.begin(), tmp.end(), out, [](double x) { return static_cast<float>(x); });
+}
+
+std::string EriTiles::describe() const {
+    return "two-electron integrals (" + basis_->name + ") from libint2 on demand, amplitudes in the AO basis";
+}
+
+}  // namespace tessel::abcd

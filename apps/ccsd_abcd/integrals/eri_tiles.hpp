@@ -1,0 +1,74 @@
+// The two-electron integrals as the B operand of the ladder GEMM, made tile by tile with libint2
+// on the threads that need them and never stored whole. B's rows are AO pairs λσ, its columns
+// AO pairs μν (both fused over the atom clusters, first index major inside a tile), and
+// B(λσ, μν) = (λμ|σν). Schwarz bounds decide which tiles exist.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <libint2/engine.h>
+
+#include "apps/ccsd_abcd/integrals/atom_clusters.hpp"
+#include "apps/ccsd_abcd/problem/tile_shape.hpp"
+#include "apps/ccsd_abcd/problem/tile_source.hpp"
+
+namespace tessel::abcd {
+
+/// Schwarz bounds: Q(s, t) = sqrt(max |(st|st)|) over shell pairs, so |(λμ|σν)| <= Q(λμ) Q(σν).
+struct SchwarzBounds {
+    size_type shells = 0;
+    std::vector<double> shell_pair;    ///< shells x shells
+    size_type clusters = 0;
+    std::vector<double> cluster_pair;  ///< max over the shell pairs of two clusters
+    double max = 0;
+    double pair(size_type s, size_type t) const { return shell_pair[static_cast<std::size_t>(s * shells + t)]; }
+    double cluster(size_type c, size_type a) const {
+        return cluster_pair[static_cast<std::size_t>(c * clusters + a)];
+    }
+};
+
+/// The diagonal integrals (st|st) of every shell pair, over the OpenMP threads.
+SchwarzBounds schwarz_bounds(const AoBasis& basis, const AoClusters& clusters);
+
+/// B's shape: tile ((c, d), (a, b)) of the fused cluster tilings exists when
+/// Q(c, a) Q(d, b) >= threshold · max Q².
+TileShape screened_b_shape(const SchwarzBounds& q, double threshold);
+
+/// libint2 needs one initialisation per process; this does it once, from any thread.
+void initialize_libint();
+
+/// A's tiles from a dense M x K matrix (column-major, K fused as B's rows), given once the
+/// amplitudes are known; B's tiles from libint2 on demand. Shell quartets whose Schwarz bound is
+/// below the same threshold are left zero inside a tile.
+class EriTiles final : public TileSource {
+public:
+    EriTiles(std::shared_ptr<const AoBasis> basis, std::shared_ptr<const AoClusters> clusters,
+             std::shared_ptr<const SchwarzBounds> q, double threshold, Tiling m, Tiling k);
+    ~EriTiles() override;
+    /// A = T_AO(ij, λσ) column-major, m.extent() x k.extent().
+    void set_a(std::vector<double> a);
+    void fill(Operand which, size_type ti, size_type tj, double* out) const override;
+    void fill(Operand which, size_type ti, size_type tj, float* out) const override;
+    std::string describe() const override;
+
+private:
+    void fill_a(size_type ti, size_type tj, double* out) const;
+    void fill_b(size_type ti, size_type tj, double* out) const;
+    std::unique_ptr<libint2::Engine> take_engine() const;
+    void give_back(std::unique_ptr<libint2::Engine> e) const;
+
+    std::shared_ptr<const AoBasis> basis_;
+    std::shared_ptr<const AoClusters> clusters_;
+    std::shared_ptr<const SchwarzBounds> q_;
+    double cutoff_;  // absolute: threshold · max Q²
+    Tiling m_, k_;
+    std::vector<double> a_;
+    size_type max_nprim_ = 0;
+    int max_l_ = 0;
+    mutable std::mutex mutex_;
+    mutable std::vector<std::unique_ptr<libint2::Engine>> engines_;  // idle ones, reused
+};
+
+}  // namespace tessel::abcd

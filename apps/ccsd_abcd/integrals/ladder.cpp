@@ -1,0 +1,162 @@
+// The ladder term: problem, AO amplitudes, R back in the MO basis.
+#include "apps/ccsd_abcd/integrals/ladder.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "apps/ccsd_abcd/inspector/inspector.hpp"
+#include "core/app/machine.hpp"
+#include "core/error.hpp"
+#include "core/kernels/gemm_kernels.hpp"
+
+namespace tessel::abcd {
+
+namespace {
+
+// Rows ij in tiles of whole i blocks, about `target` rows each.
+Tiling pair_tiling(size_type nocc, size_type target) {
+    const size_type per = std::max<size_type>(1, target / nocc);
+    std::vector<size_type> sizes;
+    for (size_type i = 0; i < nocc; i += per) sizes.push_back(std::min(per, nocc - i) * nocc);
+    return Tiling::from_sizes(std::move(sizes), "ij pairs");
+}
+
+// fused[λ·nbf + σ] (cluster order): the column of K holding the pair λσ.
+std::vector<size_type> fused_columns(const LadderProblem& lp) {
+    const Tiling& f = lp.clusters->functions;
+    const size_type n = f.count(), nbf = f.extent();
+    std::vector<size_type> out(static_cast<std::size_t>(nbf * nbf));
+    for (size_type c = 0; c < n; ++c)
+        for (size_type d = 0; d < n; ++d) {
+            const size_type base = lp.problem.k_tiling.offset(c * n + d);
+            for (size_type l = 0; l < f.size(c); ++l)
+                for (size_type s = 0; s < f.size(d); ++s)
+                    out[(f.offset(c) + l) * nbf + f.offset(d) + s] = base + l * f.size(d) + s;
+        }
+    return out;
+}
+
+// The virtual coefficients in cluster order: column-major nbf x nvir and nvir x nbf.
+struct Coefficients {
+    std::vector<double> c;   // (λ, a) at λ + a·nbf
+    std::vector<double> ct;  // (a, λ) at a + λ·nvir
+};
+
+Coefficients cluster_coefficients(const LadderProblem& lp, const Amplitudes& amp) {
+    const auto pos = ao_positions(lp.basis->kinds(), amp.order, lp.basis->spherical);
+    const size_type nbf = amp.nbf, nv = amp.nvir;
+    Coefficients k;
+    k.c.resize(static_cast<std::size_t>(nbf * nv));
+    k.ct.resize(k.c.size());
+    for (size_type p = 0; p < nbf; ++p) {
+        const size_type row = pos[lp.clusters->libint_index[p]];
+        for (size_type a = 0; a < nv; ++a) {
+            k.c[p + a * nbf] = amp.c_vir[row * nv + a];
+            k.ct[a + p * nv] = amp.c_vir[row * nv + a];
+        }
+    }
+    return k;
+}
+
+}  // namespace
+
+LadderProblem make_ladder_problem(const XyzMolecule& mol, size_type nocc, const LadderOptions& o) {
+    if (!(o.threshold >= 0 && o.threshold < 1))
+        TESSEL_INVALID_INPUT("--threshold", 0, "must be in [0, 1), not " + std::to_string(o.threshold));
+    if (nocc < 1) TESSEL_INVALID_INPUT(o.molecule_name, 0, "no occupied orbitals");
+    LadderProblem lp;
+    lp.nocc = nocc;
+    auto basis = std::make_shared<AoBasis>(load_basis(o.basis, mol, o.molecule_name));
+    auto clusters = std::make_shared<AoClusters>(cluster_atoms(*basis, mol, o.cluster_size, o.seed));
+    auto bounds = std::make_shared<SchwarzBounds>(schwarz_bounds(*basis, *clusters));
+    const Tiling mt = pair_tiling(nocc, o.pair_rows);
+    const Tiling kt = fused_tiling(clusters->functions, clusters->functions);
+    TileShape b_shape = screened_b_shape(*bounds, o.threshold);
+    lp.problem = make_problem(mt, kt, TileShape::dense(mt.count(), kt.count()), kt, kt, std::move(b_shape));
+    lp.tiles = std::make_shared<EriTiles>(basis, clusters, bounds, o.threshold, mt, kt);
+    lp.problem.values = lp.tiles;
+    lp.problem.seed = o.seed;
+    std::ostringstream d;
+    d << "ladder term of " << mol.formula() << " (" << o.molecule_name << ", " << basis->name << ", "
+      << basis->functions << " basis functions in " << clusters->functions.count() << " atom clusters, "
+      << nocc << " occupied, Schwarz threshold " << o.threshold << ")";
+    lp.problem.description = d.str();
+    lp.basis = std::move(basis);
+    lp.clusters = std::move(clusters);
+    lp.bounds = std::move(bounds);
+    return lp;
+}
+
+void set_amplitudes(LadderProblem& lp, const Amplitudes& amp, const std::string& where) {
+    if (amp.nbf != lp.basis->functions)
+        TESSEL_INVALID_INPUT(where + ":/c_vir", 0,
+                             std::to_string(amp.nbf) + " rows, but basis " + lp.basis->name + " has " +
+                                 std::to_string(lp.basis->functions) + " functions on this molecule");
+    if (amp.nocc != lp.nocc)
+        TESSEL_INVALID_INPUT(where + ":/t2", 0, "nocc = " + std::to_string(amp.nocc) + ", the problem was made for " +
+                                                    std::to_string(lp.nocc));
+    const Coefficients k = cluster_coefficients(lp, amp);
+    const auto fused = fused_columns(lp);
+    const size_type nbf = amp.nbf, nv = amp.nvir, M = amp.nocc * amp.nocc;
+    // U = C · [t_11ᵀ | t_12ᵀ | ...] in one GEMM (t2 row-major is column-major t_ijᵀ, side by side).
+    std::vector<double> u(static_cast<std::size_t>(nbf * nv * M));
+    cpu::gemm(nbf, nv * M, nv, 1.0, k.c.data(), nbf, amp.t2.data(), nv, 0.0, u.data(), nbf);
+    std::vector<double> a(static_cast<std::size_t>(M * nbf * nbf)), y(static_cast<std::size_t>(nbf * nbf));
+    for (size_type ij = 0; ij < M; ++ij) {
+        // Y = U_ij · Cᵀ = (C t Cᵀ)ᵀ column-major, so y[λ·nbf + σ] = T(ij, λσ).
+        cpu::gemm(nbf, nbf, nv, 1.0, u.data() + ij * nbf * nv, nbf, k.ct.data(), nv, 0.0, y.data(), nbf);
+        for (size_type x = 0; x < nbf * nbf; ++x) a[fused[x] * M + ij] = y[x];
+    }
+    lp.tiles->set_a(std::move(a));
+}
+
+template <typename T>
+std::vector<double> ladder_from_tiles(const LadderProblem& lp, const Amplitudes& amp, const TileShape& c_shape,
+                                      const TileStore<T>& c_tiles) {
+    const Tiling& f = lp.clusters->functions;
+    const Tiling& mt = lp.problem.m_tiling;
+    const size_type n = f.count(), nbf = amp.nbf, nv = amp.nvir, M = mt.extent();
+    // R(ij, μν) dense, [ij][μ][ν] in cluster order; tiles C does not have are zero.
+    std::vector<double> r_ao(static_cast<std::size_t>(M * nbf * nbf), 0.0);
+    for (size_type ti = 0; ti < c_shape.rows(); ++ti)
+        for (size_type e = c_shape.row_ptr()[ti]; e < c_shape.row_ptr()[ti + 1]; ++e) {
+            const size_type tj = c_shape.col_idx()[e], a = tj / n, b = tj % n, rows = mt.size(ti);
+            const T* tile = c_tiles[static_cast<std::size_t>(e)].data();
+            for (size_type mu = 0; mu < f.size(a); ++mu)
+                for (size_type nu = 0; nu < f.size(b); ++nu) {
+                    const T* col = tile + (mu * f.size(b) + nu) * rows;
+                    const size_type at = (f.offset(a) + mu) * nbf + f.offset(b) + nu;
+                    for (size_type r = 0; r < rows; ++r) r_ao[(mt.offset(ti) + r) * nbf * nbf + at] = col[r];
+                }
+        }
+    const Coefficients k = cluster_coefficients(lp, amp);
+    std::vector<double> out(static_cast<std::size_t>(M * nv * nv)), v(static_cast<std::size_t>(nbf * nv));
+    for (size_type ij = 0; ij < M; ++ij) {
+        // r_ao_ij read column-major is R_ijᵀ; Cᵀ R_ijᵀ C column-major is R_ij row-major.
+        cpu::gemm(nbf, nv, nbf, 1.0, r_ao.data() + ij * nbf * nbf, nbf, k.c.data(), nbf, 0.0, v.data(), nbf);
+        cpu::gemm(nv, nv, nbf, 1.0, k.ct.data(), nv, v.data(), nbf, 0.0, out.data() + ij * nv * nv, nv);
+    }
+    return out;
+}
+
+template std::vector<double> ladder_from_tiles<double>(const LadderProblem&, const Amplitudes&, const TileShape&,
+                                                       const TileStore<double>&);
+template std::vector<double> ladder_from_tiles<float>(const LadderProblem&, const Amplitudes&, const TileShape&,
+                                                      const TileStore<float>&);
+
+std::vector<double> evaluate_ladder(const XyzMolecule& mol, const Amplitudes& amp, const LadderOptions& o,
+                                    Backend backend) {
+    LadderProblem lp = make_ladder_problem(mol, amp.nocc, o);
+    set_amplitudes(lp, amp, "amplitudes");
+    InspectorOptions io;
+    io.device_memory = static_cast<size_type>(host_memory_bytes()) / 4;
+    const Plan plan = inspect(lp.problem, io);
+    auto a = make_local_a<double>(lp.problem, plan.grid, 0);
+    TileStore<double> c;
+    ExecutorOptions eo;
+    eo.backend = backend;
+    execute<double>(lp.problem, plan, a, c, eo);
+    return ladder_from_tiles(lp, amp, plan.product.c_shape, c);
+}
+
+}  // namespace tessel::abcd

@@ -1,0 +1,25 @@
+"""The CCSD ladder term of a real molecule, with tessel-abcd's block-sparse GEMM:
+
+    R[i,j,a,b] = sum_cd t2[i,j,c,d] (ac|bd)
+
+the two-electron integrals made on demand from libint2 (never stored whole), tiled by clusters of
+atoms and screened by Schwarz bounds."""
+import numpy as np
+
+from . import _tessel
+
+__all__ = ["ladder"]
+
+
+def ladder(xyz, basis, c_vir, t2, ao_order="psi4", threshold=1e-12, backend="auto", cluster_size=26):
+    """R (numpy float64, the shape of t2) for the molecule `xyz` (an XYZ file name, or XYZ text
+    with line breaks; Angstrom) in the basis set `basis` ("sto-3g", "cc-pvdz", "def2-svp").
+
+    c_vir: (nbf, nvir) virtual orbital coefficients, rows in the AO order `ao_order` ("psi4",
+    "pyscf" or "libint", see docs/abcd.md); t2: (nocc, nocc, nvir, nvir) amplitudes.
+    threshold: Schwarz screening of the integral tiles, relative to the largest bound.
+    backend: "auto", "cpu" or "cuda". cluster_size: target basis functions per atom cluster."""
+    c_vir = np.ascontiguousarray(c_vir, dtype=np.float64)
+    t2 = np.ascontiguousarray(t2, dtype=np.float64)
+    return _tessel._abcd_ladder(str(xyz), str(basis), c_vir, t2, str(ao_order), float(threshold), str(backend),
+                                int(cluster_size))

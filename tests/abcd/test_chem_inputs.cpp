@@ -1,0 +1,208 @@
+// tessel-abcd on real molecules: the XYZ reader, the AO orders, the basis library, the amplitude
+// shapes and the integral tiles, each bad input with its exact message.
+#include <catch2/catch.hpp>
+
+#include <sstream>
+
+#include "apps/ccsd_abcd/integrals/amplitudes.hpp"
+#include "apps/ccsd_abcd/integrals/ao_order.hpp"
+#include "apps/ccsd_abcd/integrals/xyz_molecule.hpp"
+#include "core/error.hpp"
+#include "io/hdf5_file.hpp"
+
+#ifdef TESSEL_ABCD_HAVE_LIBINT2
+#include "apps/ccsd_abcd/integrals/ladder.hpp"
+#include "apps/ccsd_abcd/results/dense_verification.hpp"
+#endif
+
+using namespace tessel;
+using namespace tessel::abcd;
+
+namespace {
+
+std::string xyz_error(const std::string& text) {
+    std::istringstream in(text);
+    try {
+        parse_xyz(in, "mol.xyz");
+    } catch (const InvalidInput& e) {
+        return e.message();
+    }
+    return "no error";
+}
+
+const char* water = "3\nwater\nO 0 0 0.1173\nH 0 0.7572 -0.4692\nH 0 -0.7572 -0.4692\n";
+
+}  // namespace
+
+TEST_CASE("xyz: atoms in bohr, elements by symbol or number", "[abcd][chem]") {
+    std::istringstream in(water);
+    const XyzMolecule m = parse_xyz(in, "w.xyz");
+    REQUIRE(m.atoms.size() == 3);
+    CHECK(m.atoms[0].z == 8);
+    CHECK(m.atoms[1].symbol == "H");
+    CHECK(m.atoms[1].position[1] == Approx(0.7572 / 0.52917721067).epsilon(1e-15));
+    CHECK(m.electrons() == 10);
+    CHECK(m.formula() == "H2O");
+    std::istringstream ethane("2\n\n6 0 0 0\nc 1.54 0 0\n");
+    CHECK(parse_xyz(ethane, "e.xyz").formula() == "C2");
+}
+
+TEST_CASE("xyz: bad input, one line each", "[abcd][chem]") {
+    CHECK(xyz_error("") == "mol.xyz:1: empty file: expected the atom count");
+    CHECK(xyz_error("two\n") == "mol.xyz:1: expected the atom count (a positive integer), got 'two'");
+    CHECK(xyz_error("3\nc\nO 0 0 0\n") == "mol.xyz:4: the file ends after 1 of 3 atoms");
+    CHECK(xyz_error("1\nc\nXx 0 0 0\n") == "mol.xyz:3: 'Xx' is not an element (H to Kr)");
+    CHECK(xyz_error("1\nc\nH 0 0\n") == "mol.xyz:3: expected 'Symbol x y z' (Å), got 'H 0 0'");
+    CHECK(xyz_error("1\nc\nH 0 nan 0\n") == "mol.xyz:3: coordinate 'nan' is not a finite number");
+    CHECK(xyz_error("3\nc\nO 0 0 0\nH 0 0 1\nH 0 0.00001 0\n") ==
+          "mol.xyz:5: atoms 1 and 3 are 0.000 Å apart: two atoms on one spot");
+}
+
+TEST_CASE("AO orders: Psi4's and PySCF's places of libint2's functions", "[abcd][chem]") {
+    // s, p, d (spherical), Cartesian d.
+    const std::vector<ShellKind> shells{{0, false}, {1, false}, {2, true}, {2, false}};
+    CHECK(ao_positions(shells, AoOrder::libint, true) == std::vector<size_type>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14});
+    // Psi4, spherical: p x,y,z at 2,3,1 (z first); d m=-2..2 at 4 + {4, 2, 0, 1, 3} (0, +1, -1, +2, -2).
+    CHECK(ao_positions(shells, AoOrder::psi4, true) == std::vector<size_type>{0, 2, 3, 1, 8, 6, 4, 5, 7, 9, 10, 11, 12, 13, 14});
+    // Psi4, Cartesian basis: p as x, y, z.
+    CHECK(ao_positions({{1, false}}, AoOrder::psi4, false) == std::vector<size_type>{0, 1, 2});
+    // PySCF: p x, y, z and d m = -2..2 as libint.
+    CHECK(ao_positions(shells, AoOrder::pyscf, true) == ao_positions(shells, AoOrder::libint, true));
+    // f: m = -3..3 go to 6, 4, 2, 0, 1, 3, 5.
+    CHECK(ao_positions({{3, true}}, AoOrder::psi4, true) == std::vector<size_type>{6, 4, 2, 0, 1, 3, 5});
+    CHECK(parse_ao_order("PySCF", "x") == AoOrder::pyscf);
+    try {
+        parse_ao_order("orca", "amp.h5:/c_vir: ao_order");
+        FAIL("no error");
+    } catch (const InvalidInput& e) {
+        CHECK(e.message() == "amp.h5:/c_vir: ao_order: 'orca' is not an AO order (psi4, pyscf or libint)");
+    }
+}
+
+TEST_CASE("amplitudes: shapes and the ao_order attribute", "[abcd][chem]") {
+    auto shape_error = [](std::vector<size_type> t, std::vector<size_type> c) {
+        try {
+            check_amplitude_shapes(t, c, "amp.h5");
+        } catch (const InvalidInput& e) {
+            return e.message();
+        }
+        return std::string("no error");
+    };
+    CHECK(shape_error({2, 2, 5, 5}, {24, 5}) == "no error");
+    CHECK(shape_error({2, 2, 5, 5}, {24, 4}) ==
+          "amp.h5: t2 has nvir = 5 (shape 2 x 2 x 5 x 5) but c_vir has 4 columns (shape 24 x 4)");
+    CHECK(shape_error({2, 3, 5, 5}, {24, 5}) == "amp.h5: t2 must be (nocc, nocc, nvir, nvir), its shape is 2 x 3 x 5 x 5");
+    const std::string path = "test_chem_no_order.h5";
+    {
+        io::File f = io::File::create(path);
+        const std::vector<double> t(16, 0.1), c(12, 0.2);
+        f.write<double>("/t2", {2, 2, 2, 2}, t.data());
+        f.write<double>("/c_vir", {6, 2}, c.data());
+        f.commit();
+    }
+    try {
+        read_amplitudes(path);
+        FAIL("no error");
+    } catch (const InvalidInput& e) {
+        CHECK(e.message() == path + ":/c_vir: no attribute ao_order (psi4, pyscf or libint: the AO order of c_vir's rows)");
+    }
+    {
+        io::File f = io::File::open_for_update(path);
+        f.write_attribute("/c_vir", "ao_order", "psi4");
+        f.commit();
+    }
+    const Amplitudes a = read_amplitudes(path);
+    CHECK(a.order == AoOrder::psi4);
+    CHECK(a.nocc == 2);
+    CHECK(a.nbf == 6);
+}
+
+#ifdef TESSEL_ABCD_HAVE_LIBINT2
+
+namespace {
+
+XyzMolecule molecule(const std::string& text) {
+    std::istringstream in(text);
+    return parse_xyz(in, "mol.xyz");
+}
+
+}  // namespace
+
+TEST_CASE("basis library: names, elements, function counts", "[abcd][chem]") {
+    const XyzMolecule w = molecule(water);
+    CHECK(load_basis("sto-3g", w, "w.xyz").functions == 7);
+    CHECK(load_basis("cc-pVDZ", w, "w.xyz").functions == 24);
+    CHECK(load_basis("def2-svp", w, "w.xyz").functions == 24);
+    try {
+        load_basis("cc-pvqz", w, "w.xyz");
+        FAIL("no error");
+    } catch (const InvalidInput& e) {
+        CHECK(e.message() == "--basis: 'cc-pvqz' is not a basis set in " + basis_directory() +
+                                 " (known: cc-pvdz, def2-svp, sto-3g)");
+    }
+    try {
+        load_basis("cc-pvdz", molecule("2\nKCl\nK 0 0 0\nCl 0 0 2.7\n"), "kcl.xyz");
+        FAIL("no error");
+    } catch (const InvalidInput& e) {
+        CHECK(e.message() == "kcl.xyz:3: basis cc-pvdz has no functions for element K");
+    }
+}
+
+TEST_CASE("integral tiles: B's tiles are (λμ|σν), the product matches the dense GEMM", "[abcd][chem]") {
+    const XyzMolecule m = molecule("5\nmethane\nC 0 0 0\nH 0.629118 0.629118 0.629118\nH -0.629118 -0.629118 "
+                                   "0.629118\nH -0.629118 0.629118 -0.629118\nH 0.629118 -0.629118 -0.629118\n");
+    LadderOptions o;
+    o.molecule_name = "methane.xyz";
+    o.basis = "cc-pvdz";
+    o.cluster_size = 8;  // several clusters: tiles of several atoms and shells
+    LadderProblem lp = make_ladder_problem(m, 2, o);
+    REQUIRE(lp.clusters->functions.count() > 1);
+    // A tile of B against libint2's quartet computed alone, via the symmetry (λμ|σν) = (μλ|νσ):
+    // tile ((c,d),(a,b)) and tile ((a,b),(c,d)) are the same numbers in swapped places.
+    const Tiling& f = lp.clusters->functions;
+    const size_type n = f.count();
+    const size_type ti = 0 * n + 1, tj = 1 * n + 0;
+    std::vector<double> x(static_cast<std::size_t>(lp.problem.k_tiling.size(ti) * lp.problem.k_tiling.size(tj)));
+    std::vector<double> y(x.size());
+    lp.tiles->fill(Operand::b, ti, tj, x.data());
+    lp.tiles->fill(Operand::b, tj, ti, y.data());
+    // x: rows (λ in 0, σ in 1), cols (μ in 1, ν in 0); y: rows (μ', σ') in (1, 0), cols (λ', ν') in (0, 1).
+    // (λμ|σν) = (μλ|νσ): y at row (μ, ν), col (λ, σ).
+    const size_type n0 = f.size(0), n1 = f.size(1);
+    double worst = 0, largest = 0;
+    for (size_type l = 0; l < n0; ++l)
+        for (size_type s = 0; s < n1; ++s)
+            for (size_type mu = 0; mu < n1; ++mu)
+                for (size_type nu = 0; nu < n0; ++nu) {
+                    const double xv = x[(l * n1 + s) + (mu * n0 + nu) * (n0 * n1)];
+                    const double yv = y[(mu * n0 + nu) + (l * n1 + s) * (n1 * n0)];
+                    worst = std::max(worst, std::abs(xv - yv));
+                    largest = std::max(largest, std::abs(xv));
+                }
+    CHECK(largest > 1e-3);
+    CHECK(worst <= 1e-14 * largest + 1e-16);
+}
+
+TEST_CASE("ladder: bad amplitudes against the basis", "[abcd][chem]") {
+    const XyzMolecule w = molecule(water);
+    LadderOptions o;
+    o.molecule_name = "w.xyz";
+    o.basis = "sto-3g";
+    LadderProblem lp = make_ladder_problem(w, 5, o);
+    Amplitudes amp;
+    amp.nocc = 5;
+    amp.nvir = 2;
+    amp.nbf = 8;
+    amp.t2.assign(100, 0.0);
+    amp.c_vir.assign(16, 0.0);
+    try {
+        set_amplitudes(lp, amp, "amp.h5");
+        FAIL("no error");
+    } catch (const InvalidInput& e) {
+        CHECK(e.message() == "amp.h5:/c_vir: 8 rows, but basis sto-3g has 7 functions on this molecule");
+    }
+    o.threshold = -1;
+    CHECK_THROWS_WITH(make_ladder_problem(w, 5, o), Catch::Contains("--threshold: must be in [0, 1)"));
+}
+
+#endif
