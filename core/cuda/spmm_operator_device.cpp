@@ -2,7 +2,10 @@
 // (or host views copied through buffers kept while the shapes stay the same).
 #include <cuda_runtime_api.h>
 
+#include <cstring>
+
 #include "core/cuda/device_spmm.hpp"
+#include "core/cuda/pinned_buffer.hpp"
 #include "core/instantiate.hpp"
 #include "core/kernels/spmm.hpp"
 #include "core/operator/spmm_operator.hpp"
@@ -13,8 +16,57 @@ template <typename V, typename I>
 struct SpmmOperator<V, I>::Device {
     cuda::DeviceCsr<V, I> csr;
     cuda::DeviceTiledEll<V, I> tiled;
-    cuda::DeviceDense<V> in, out;  // staging of host operands
+    cuda::DeviceDense<V> in, out;              // host operands on the device
+    cuda::PinnedBuffer<V> in_stage, out_stage;  // and their pinned staging on the host
 };
+
+namespace {
+
+// dst := src row by row (row-major, any leading dimensions, same shape): host memory to host
+// memory, so that the device copies run from and into pinned buffers at full speed.
+template <typename V>
+void copy_rows(DenseView<const V> src, DenseView<V> dst) {
+    TESSEL_ENSURE_DIMS(src.layout == Layout::row_major && dst.layout == Layout::row_major,
+                       "spmm operator: host operands must be row-major");
+#pragma omp parallel for schedule(static) if (src.rows * src.cols > (1 << 16))
+    for (size_type i = 0; i < src.rows; ++i)
+        std::memcpy(dst.data + i * dst.ld, src.data + i * src.ld, static_cast<std::size_t>(src.cols) * sizeof(V));
+}
+
+// A contiguous rows x cols view over pinned memory, grown to fit.
+template <typename V>
+DenseView<V> staged(cuda::PinnedBuffer<V>& buffer, size_type rows, size_type cols) {
+    buffer.reserve(rows * cols);
+    return DenseView<V>(buffer.data(), rows, cols);
+}
+
+// Host B (and C when the epilogue reads it) to the device through pinned staging.
+template <typename V>
+void upload_operands(cuda::PinnedBuffer<V>& in_stage, cuda::PinnedBuffer<V>& out_stage, cuda::DeviceDense<V>& in,
+                     cuda::DeviceDense<V>& out, DenseView<const V> b, DenseView<V> c, bool reads_c,
+                     cudaStream_t stream) {
+    if (in.rows() != b.rows || in.cols() != b.cols) in = cuda::DeviceDense<V>(b.rows, b.cols);
+    if (out.rows() != c.rows || out.cols() != c.cols) out = cuda::DeviceDense<V>(c.rows, c.cols);
+    const DenseView<V> b_stage = staged(in_stage, b.rows, b.cols);
+    copy_rows(b, b_stage);
+    in.upload(DenseView<const V>(b_stage), stream);
+    if (reads_c) {
+        const DenseView<V> c_stage = staged(out_stage, c.rows, c.cols);
+        copy_rows(DenseView<const V>(c), c_stage);
+        out.upload(DenseView<const V>(c_stage), stream);
+    }
+}
+
+// The device C back into host C through pinned staging (waits for the stream).
+template <typename V>
+void download_result(cuda::PinnedBuffer<V>& out_stage, const cuda::DeviceDense<V>& out, DenseView<V> c,
+                     cudaStream_t stream) {
+    const DenseView<V> c_stage = staged(out_stage, c.rows, c.cols);
+    out.download(c_stage, stream);
+    copy_rows(DenseView<const V>(c_stage), c);
+}
+
+}  // namespace
 
 template <typename V, typename I>
 void SpmmOperator<V, I>::DeviceDeleter::operator()(Device* d) const {
@@ -38,12 +90,9 @@ void SpmmOperator<V, I>::multiply_on_device(DenseView<const V> b, DenseView<V> c
     if (c.rows == 0 || c.cols == 0) return;
     Device& d = *device_;
     if (host_operands) {
-        if (d.in.rows() != b.rows || d.in.cols() != b.cols) d.in = cuda::DeviceDense<V>(b.rows, b.cols);
-        if (d.out.rows() != c.rows || d.out.cols() != c.cols) d.out = cuda::DeviceDense<V>(c.rows, c.cols);
-        d.in.upload(b, stream);
-        if (ep.reads_output()) d.out.upload(DenseView<const V>(c), stream);
+        upload_operands(d.in_stage, d.out_stage, d.in, d.out, b, c, ep.reads_output(), stream);
         multiply_on_device(d.in.view(), d.out.view(), ep, stream_ptr, false);
-        d.out.download(c, stream);
+        download_result(d.out_stage, d.out, c, stream);
         return;
     }
     if (format_ == SparseFormat::tiled_ell) {
@@ -65,12 +114,9 @@ void SpmmOperator<V, I>::multiply_transposed_on_device(DenseView<const V> b, Den
     if (c.rows == 0 || c.cols == 0) return;
     Device& d = *device_;
     if (host_operands) {
-        if (d.in.rows() != b.rows || d.in.cols() != b.cols) d.in = cuda::DeviceDense<V>(b.rows, b.cols);
-        if (d.out.rows() != c.rows || d.out.cols() != c.cols) d.out = cuda::DeviceDense<V>(c.rows, c.cols);
-        d.in.upload(b, stream);
-        if (ep.reads_output()) d.out.upload(DenseView<const V>(c), stream);
+        upload_operands(d.in_stage, d.out_stage, d.in, d.out, b, c, ep.reads_output(), stream);
         multiply_transposed_on_device(d.in.view(), d.out.view(), ep, stream_ptr, false);
-        d.out.download(c, stream);
+        download_result(d.out_stage, d.out, c, stream);
         return;
     }
     cuda::device::spmm_tiled_ell_transposed(d.tiled, b, c, ep, stream);

@@ -63,8 +63,9 @@ public:
     const TiledEll<ValueType, IndexType>* tiled() const { return format_ == SparseFormat::tiled_ell ? &tiled_ : nullptr; }
     const Csr<ValueType, IndexType>* csr() const { return format_ == SparseFormat::csr ? &csr_ : nullptr; }
 
-    /// C := epilogue(A·B) with host B and C (copied through the device on cuda, whose buffers
-    /// are kept while the shapes stay the same). Throws DimensionMismatch, CudaError.
+    /// C := epilogue(A·B) with host B and C (on cuda copied to and from the device through
+    /// pinned staging buffers, all kept while the shapes stay the same; the call waits for the
+    /// result). Throws DimensionMismatch, CudaError.
     void multiply(DenseView<const ValueType> b, DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {});
     /// C := epilogue(Aᵀ·B) with host B (m x k) and C (n x k) on A's own tiles, no Aᵀ stored
     /// (cpu::spmm_tiled_ell_transposed; the reference's oracle on the reference backend; a

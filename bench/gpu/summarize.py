@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""One table from run_gpu_benchmarks.sh's folder: each job on the GPU and on the host's cores,
+and the GPU's figure as a per cent of the card's own limit measured in the same run
+(limits.json: triad bandwidth for the sparse jobs, cuBLAS DGEMM at 1024^3 for abcd).
+usage: summarize.py OUT_DIR"""
+import json
+import os
+import sys
+
+
+def load(folder, name):
+    path = os.path.join(folder, name)
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except ValueError:
+        return None
+
+
+def steady(doc):
+    t = (doc or {}).get("device_traffic")
+    if not t or not t.get("steady_steps"):
+        return ""
+    s, n = t["steady"], t["steady_steps"]
+    return f"{(s['h2d_bytes'] + s['d2h_bytes']) / n:.0f} B, {s['synchronizations'] / n:.1f} syncs /step"
+
+
+def main():
+    out = sys.argv[1]
+    limits = load(out, "limits.json") or {}
+    triad = limits.get("triad_gbs", 0.0)
+    dgemm = limits.get("dgemm_tflops", {}).get("1024", 0.0)
+    rows = [("job", "GPU", "host cores", "GPU/host", "GPU vs card limit", "steady traffic")]
+
+    def add(job, gpu, host, unit, lower_is_better, limit_text, traffic):
+        ratio = ""
+        if gpu and host:
+            ratio = f"{(host / gpu if lower_is_better else gpu / host):.1f}x"
+        fmt = lambda v: f"{v:.4g} {unit}" if v else "-"
+        rows.append((job, fmt(gpu), fmt(host), ratio, limit_text, traffic))
+
+    for name in ("xct-k16", "xct-k16-stored", "xct-k16-off", "xct-sirt", "xct-big"):
+        g, h = load(out, f"{name}-cuda.json"), load(out, f"{name}-cpu.json")
+        if not g:
+            continue
+        per_it = g.get("iteration_seconds", 0.0) * 1e3
+        gbs = g.get("spmm", {}).get("gbytes_per_s", 0.0)
+        tflops = g.get("spmm", {}).get("gflops", 0.0) / 1e3
+        limit = f"SpMM {gbs:.0f} GB/s = {100 * gbs / triad:.0f}% of triad, {tflops:.2f} TFLOP/s" if triad else ""
+        add(name + " (ms/iteration)", per_it, (h or {}).get("iteration_seconds", 0.0) * 1e3, "ms", True, limit, steady(g))
+        total_g = g.get("phases", {}).get("total", 0.0)
+        total_h = (h or {}).get("phases", {}).get("total", 0.0)
+        add(name + " (whole process)", total_g, total_h, "s", True, "", "")
+    g, h = load(out, "xct-fbp-cuda.json"), load(out, "xct-fbp-cpu.json")
+    if g:
+        add("xct-fbp (whole process)", g.get("phases", {}).get("total", 0.0),
+            (h or {}).get("phases", {}).get("total", 0.0), "s", True, "", "")
+    for n in (1024, 4096, 16384):
+        g = load(out, f"spdnn-{n}-cuda-core.json")
+        if not g:
+            continue
+        c = load(out, f"spdnn-{n}-cuda-cusparse.json") or {}
+        h = load(out, f"spdnn-{n}-cpu-auto.json") or {}
+        eps = g.get("edges_per_second", 0.0)
+        vs = f"{eps / c['edges_per_second']:.1f}x cuSPARSE path" if c.get("edges_per_second") else ""
+        add(f"spdnn {n} x 120 (edges/s)", eps, h.get("edges_per_second", 0.0), "", False, vs, steady(g))
+    g, h = load(out, "abcd-cuda.json"), load(out, "abcd-cpu.json")
+    if g:
+        rate = g.get("gflops_per_second", 0.0) / 1e3
+        limit = f"{100 * rate / dgemm:.0f}% of cuBLAS DGEMM 1024^3 ({dgemm:.1f})" if dgemm else ""
+        add("abcd synthetic (TFLOP/s)", rate, (h or {}).get("gflops_per_second", 0.0) / 1e3, "TFLOP/s", False, limit,
+            steady(g))
+    widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
+    if limits:
+        print(f"card: triad {triad:.0f} GB/s, DGEMM 1024^3 {dgemm:.1f} TFLOP/s, "
+              f"H2D pageable {limits.get('h2d_pageable_gbs', 0):.1f} / pinned {limits.get('h2d_pinned_gbs', 0):.1f} GB/s")
+
+
+if __name__ == "__main__":
+    main()
