@@ -86,12 +86,6 @@ void ensure_shape(cuda::DeviceDense<V>& m, size_type rows, size_type cols) {
     if (m.rows() != rows || m.cols() != cols) m = cuda::DeviceDense<V>(rows, cols);
 }
 
-// Columns [first, first + k) of a row-major device matrix as a view.
-template <typename V>
-DenseView<V> column_block(cuda::DeviceDense<V>& m, size_type first, size_type k) {
-    return DenseView<V>(m.data() + first, m.rows(), k, Layout::row_major, m.ld());
-}
-
 }  // namespace
 
 // The turn on the device, once: add_row_sums with row q's only source q is a scatter-add by turn.
@@ -123,15 +117,15 @@ void TurnedPairProjector<V>::forward_device(DenseView<const V> x, DenseView<V> y
     ensure_shape(d.wide_in, p, 2 * k);
     ensure_shape(d.wide_out, h, 2 * k);
     ensure_shape(d.turned, p, k);
-    cuda::device::copy_columns(x, column_block(d.wide_in, 0, k), nullptr);
+    cuda::device::copy_columns(x, d.wide_in.columns(0, k), nullptr);
     cuda::device::gather_rows<V>(x, d.turn.data(), p, d.turned.data(), nullptr);
-    cuda::device::copy_columns(DenseView<const V>(d.turned.view()), column_block(d.wide_in, k, k), nullptr);
+    cuda::device::copy_columns(DenseView<const V>(d.turned.view()), d.wide_in.columns(k, k), nullptr);
     const SpmmStats before = half_->stats();
     half_->forward_device(DenseView<const V>(d.wide_in.view()), d.wide_out.view());
     count(before, false);
-    cuda::device::copy_columns(DenseView<const V>(column_block(d.wide_out, 0, k)),
+    cuda::device::copy_columns(DenseView<const V>(d.wide_out.columns(0, k)),
                                DenseView<V>(y.data, h, k, Layout::row_major, y.ld), nullptr);
-    cuda::device::copy_columns(DenseView<const V>(column_block(d.wide_out, k, k)),
+    cuda::device::copy_columns(DenseView<const V>(d.wide_out.columns(k, k)),
                                DenseView<V>(y.data + h * y.ld, h, k, Layout::row_major, y.ld), nullptr);
 }
 
@@ -146,16 +140,16 @@ void TurnedPairProjector<V>::backward_device(DenseView<const V> y, DenseView<V> 
     Device& d = *device_;
     ensure_shape(d.wide_in, p, 2 * k);
     ensure_shape(d.wide_out, h, 2 * k);
-    cuda::device::copy_columns(DenseView<const V>(y.data, h, k, Layout::row_major, y.ld), column_block(d.wide_out, 0, k),
+    cuda::device::copy_columns(DenseView<const V>(y.data, h, k, Layout::row_major, y.ld), d.wide_out.columns(0, k),
                                nullptr);
     cuda::device::copy_columns(DenseView<const V>(y.data + h * y.ld, h, k, Layout::row_major, y.ld),
-                               column_block(d.wide_out, k, k), nullptr);
+                               d.wide_out.columns(k, k), nullptr);
     const SpmmStats before = half_->stats();
     half_->backward_device(DenseView<const V>(d.wide_out.view()), d.wide_in.view());
     count(before, true);
     // x = first column block, then x[turn(q)] += second column block of row q.
-    cuda::device::copy_columns(DenseView<const V>(column_block(d.wide_in, 0, k)), x, nullptr);
-    cuda::device::add_row_sums<V>(DenseView<const V>(column_block(d.wide_in, k, k)), d.turn.data(), d.ptr.data(),
+    cuda::device::copy_columns(DenseView<const V>(d.wide_in.columns(0, k)), x, nullptr);
+    cuda::device::add_row_sums<V>(DenseView<const V>(d.wide_in.columns(k, k)), d.turn.data(), d.ptr.data(),
                                   d.sources.data(), p, x, nullptr);
 }
 

@@ -3,8 +3,8 @@
 # not tessel's Debian libraries: the programs that ctest -L cuda and run_gpu_benchmarks.sh run,
 # the CTest files (they name the build folder's absolute path: unpack where it was, or link it),
 # the shared libraries the programs need but glibc and CUDA's own, and Debian's Open MPI tree.
-# usage: bench/gpu/bundle.sh BUILD_DIR OUT.tar.gz
-#   on the GPU machine: tar xzf OUT.tar.gz -C / ; export LD_LIBRARY_PATH=/opt/tessel-libs
+# usage: bench/gpu/bundle.sh BUILD_DIR OUT.tar.xz
+#   on the GPU machine: tar xJf OUT.tar.xz -C / ; export LD_LIBRARY_PATH=/opt/tessel-libs
 set -euo pipefail
 build=$(cd "${1:?build folder}" && pwd); out=${2:?output archive}
 stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
@@ -13,18 +13,18 @@ mkdir -p "$stage/opt/tessel-libs"
 # The build's programs and test files at their own paths, so that CTest's absolute paths hold.
 (cd / && find "${build#/}" \( -name 'CTestTestfile.cmake' -o -name '*_tests.cmake' -o -name '*_include.cmake' \) -print0 |
   xargs -0 -r cp --parents -t "$stage")
-for p in $programs; do cp --parents "$p" "$stage"; done
+for p in $programs; do cp --parents "$p" "$stage" && strip --strip-unneeded "$stage$p"; done
 # Libraries: what the programs load, less glibc, the CUDA toolkit's and the driver's.
 for p in $programs; do ldd "$p" 2>/dev/null | awk '/=> \//{print $3}'; done | sort -u |
   grep -v -E '/(libc|libm|libdl|libpthread|librt|ld-linux[^/]*)\.so|libcuda|libcudart|libcublas|libcusparse|libnvJitLink' |
-  while read -r lib; do cp -L "$lib" "$stage/opt/tessel-libs/"; done
+  while read -r lib; do cp -L "$lib" "$stage/opt/tessel-libs/" && strip --strip-unneeded "$stage/opt/tessel-libs/${lib##*/}"; done
 # Open MPI: its plugins, help texts and launcher, where Debian puts them.
 for d in /usr/lib/x86_64-linux-gnu/openmpi /usr/share/openmpi /etc/openmpi; do
-  [ -d "$d" ] && cp -a --parents "$d" "$stage"
+  [ -d "$d" ] && tar cf - -C / "${d#/}" | tar xf - -C "$stage"
 done
 mkdir -p "$stage/usr/bin"
 for b in mpiexec mpirun orterun orted ompi_info; do
   [ -e "/usr/bin/$b" ] && cp -a "/usr/bin/$b" "$stage/usr/bin/" && cp -L "$(readlink -f "/usr/bin/$b")" "$stage/usr/bin/" 2>/dev/null || true
 done
-tar czf "$out" -C "$stage" .
+tar cf - -C "$stage" . | xz -T0 -6 > "$out"
 echo "bundle: $out ($(du -h "$out" | cut -f1)), $(echo "$programs" | wc -w) programs"

@@ -31,6 +31,11 @@ for backend in cuda cpu; do
   run xct-fbp-$backend $B/apps/xct/tessel-xct --phantom 512 --angles 750 --num-slices 16 --solver fbp --backend $backend \
     --metrics "$OUT/xct-fbp-$backend.json" --output "$D/e.h5"
 done
+# Smaller stages (1024 entries instead of 4096) let the device kernels take wider register tiles.
+for variant in "" "--transpose stored" "--turn-symmetry off"; do
+  name=xct-k16$(echo "$variant" | sed 's/--transpose /-/; s/--turn-symmetry off/-off/; s/ //g')-b1024-cuda
+  run $name $XCT --backend cuda --buffer-entries 1024 $variant --metrics "$OUT/$name.json" --output "$D/g.h5"
+done
 if [ -z "$QUICK" ]; then  # the large case: 4 iterations on the device only (the host needs ~3 s each)
   run xct-big-cuda $B/apps/xct/tessel-xct --phantom 1024 --angles 1500 --num-slices 64 --iterations 4 --backend cuda \
     --metrics "$OUT/xct-big-cuda.json" --output "$D/f.h5"
@@ -47,14 +52,17 @@ for n in 1024 4096; do
 done
 ABCD="$B/apps/ccsd_abcd/tessel-abcd --generator synthetic --m 8000 --n 24000 --tile-min 512 --tile-max 2048 --density-a 0.3 --density-b 0.2"
 for backend in cuda cpu; do run abcd-$backend $ABCD --backend $backend --metrics "$OUT/abcd-$backend.json"; done
-run spmm $B/bench/spmm/tessel-bench-spmm --k 8,32 --precision float \
+[ -z "$QUICK" ] && [ -x $B/bench/spmm/tessel-bench-spmm ] && run spmm $B/bench/spmm/tessel-bench-spmm --k 8,32 --precision float \
   --kernels row-split,tiled-ell,cuda-warp-row,cuda-merge,cuda-tiled-ell,cusparse --json "$OUT/spmm.json"
 NCU=$(command -v ncu || { [ -x /usr/local/cuda/bin/ncu ] && echo /usr/local/cuda/bin/ncu; })
-if [ -n "$NCU" ] && [ -z "$QUICK" ]; then
+if [ -n "$NCU" ]; then
   timeout 120 "$NCU" --clock-control none --section SpeedOfLight --section Occupancy \
     -k 'regex:tiled_ell_kernel|transposed_kernel|dot_partials|axpy_kernel' --launch-count 6 \
     $XCT --iterations 1 --backend cuda --output "$D/n.h5" > "$OUT/ncu-xct.txt" 2>&1
-  grep -E '^  void|^  [a-z_]+kernel|Duration|DRAM Throughput|Achieved Occupancy' "$OUT/ncu-xct.txt" | sed 's/([^)]*)//g; s/ \{4,\}/ /g' | cut -c1-100
+  timeout 120 "$NCU" --clock-control none --section SpeedOfLight --section Occupancy \
+    -k 'regex:tiled_ell_kernel|transposed_kernel' --launch-count 4 \
+    $XCT --iterations 1 --backend cuda --buffer-entries 1024 --output "$D/n.h5" > "$OUT/ncu-xct-b1024.txt" 2>&1
+  for f in "$OUT"/ncu-xct*.txt; do echo "== $f"; grep -E '^  void|^  [a-z_]+kernel|Duration|DRAM Throughput|Achieved Occupancy' "$f" | sed 's/([^)]*)//g; s/ \{4,\}/ /g' | cut -c1-100; done
 fi
 echo "== all in $OUT ($(( $(date +%s) - t0 )) s)"
 python3 "$here/summarize.py" "$OUT" | tee "$OUT/summary.txt"

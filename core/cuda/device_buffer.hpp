@@ -122,6 +122,15 @@ public:
         return {storage_.data(), rows_, cols_, Layout::row_major, ld_};
     }
 
+    /// Columns first .. first+count-1 as a view (the same rows and leading dimension): a block
+    /// of columns, such as one operand of several side by side. Throws DimensionMismatch.
+    DenseView<ValueType> columns(size_type first, size_type count) {
+        TESSEL_ENSURE_DIMS(first >= 0 && count >= 0 && first + count <= cols_,
+                           "device dense: columns " + std::to_string(first) + " + " + std::to_string(count) +
+                               " of " + std::to_string(cols_));
+        return {storage_.data() + first, rows_, count, Layout::row_major, ld_};
+    }
+
     /// Copies a row-major host matrix of the same shape (any ld), ordered on `stream`; the
     /// same lifetime rule as DeviceBuffer::upload. Throws DimensionMismatch.
     void upload(DenseView<const ValueType> host, cudaStream_t stream = nullptr) {

@@ -125,7 +125,8 @@ int run_typed(const Args& a, LadderProblem& lp, Inputs& in, MPI_Comm comm) {
     Timer t;
     collective(comm, [&] { set_amplitudes(lp, in.amplitudes, a.amplitudes); });
     phases.add("amplitudes_to_ao", t.seconds());
-    const DgemmReference dgemm = measure_dgemm_reference(a, comm, say);
+    const DgemmReference dgemm =
+        measure_dgemm_reference(a, problem, setup.backend, size_of(comm) * setup.inspector.devices, comm, say);
     t.restart();
     TileStore<T> a_tiles = collective(comm, [&] { return make_local_a<T>(problem, plan.grid, rank); });
     phases.add("generate_a", t.seconds());
