@@ -11,7 +11,7 @@ stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
 programs=$(find "$build" -type f -perm -u+x \( -name 'tessel-*' -o -name 'tessel_*' \) ! -name '*.so' ! -path '*/CMakeFiles/*')
 mkdir -p "$stage/opt/tessel-libs"
 # The build's programs and test files at their own paths, so that CTest's absolute paths hold.
-(cd / && find "${build#/}" \( -name 'CTestTestfile.cmake' -o -name '*_tests.cmake' -o -name '*_include.cmake' \) -print0 |
+(cd / && find "${build#/}" \( -name 'CTestTestfile.cmake' -o -name '*_tests*.cmake' -o -name '*_include*.cmake' \) -print0 |
   xargs -0 -r cp --parents -t "$stage")
 for p in $programs; do cp --parents "$p" "$stage" && strip --strip-unneeded "$stage$p"; done
 # Libraries: what the programs load, less glibc, the CUDA toolkit's and the driver's.

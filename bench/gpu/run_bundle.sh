@@ -2,7 +2,7 @@
 # On a GPU machine without tessel's Debian libraries: unpacks a bundle made by bundle.sh (built in
 # /work/main/build-gpu), runs `ctest -L cuda` there, then run_gpu_benchmarks.sh. Everything lands
 # in OUT_DIR (ctest.txt, bench/, summary.txt).
-# usage: bench/gpu/run_bundle.sh BUNDLE.tar.xz OUT_DIR [quick]
+# usage: bench/gpu/run_bundle.sh BUNDLE.tar.xz OUT_DIR [quick|tests]   (tests: ctest only)
 set -u
 bundle=$(readlink -f "${1:?bundle}"); out=${2:?output folder}; quick=${3:-}
 mkdir -p "$out"
@@ -18,4 +18,5 @@ nvidia-smi -L
 (cd /work/main/build-gpu && timeout 420 ctest -L cuda -j8 --timeout 200 > "$out/ctest.txt" 2>&1)
 grep -E 'tests passed|tests failed|\*\*\*|Failed|Not Run' "$out/ctest.txt" | head -40
 unset OMP_NUM_THREADS
+[ "$quick" = tests ] && exit 0
 bash "$repo/bench/gpu/run_gpu_benchmarks.sh" /work/main/build-gpu "$out/bench" $quick

@@ -22,7 +22,8 @@ nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm,clocks.mem --f
 echo "host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)" | tee -a "$OUT/gpu.txt"
 run limits "$B/bench/gpu/tessel-bench-gpu-limits" --json "$OUT/limits.json"
 
-XCT="$B/apps/xct/tessel-xct --phantom 512 --angles 750 --iterations 24 --num-slices 16"
+XCT1="$B/apps/xct/tessel-xct --phantom 512 --angles 750 --num-slices 16"
+XCT="$XCT1 --iterations 24"
 for backend in cuda cpu; do
   run xct-k16-$backend $XCT --backend $backend --metrics "$OUT/xct-k16-$backend.json" --output "$D/a.h5"
   run xct-k16-stored-$backend $XCT --backend $backend --transpose stored --metrics "$OUT/xct-k16-stored-$backend.json" --output "$D/c.h5"
@@ -45,7 +46,7 @@ for n in 1024 4096; do
   run spdnn-generate-$n $B/apps/spdnn/tessel-spdnn generate --neurons $n --layers 120 --images 60000 --binary --out "$D/dnn$n"
   for kernel in cuda:core cuda:cusparse cpu:auto; do
     run spdnn-$n-${kernel/:/-} $B/apps/spdnn/tessel-spdnn infer --network "$D/dnn$n" --neurons $n --layers 120 \
-      --backend ${kernel%:*} --kernel ${kernel#*:} --check "$D/dnn$n/neuron$n-l120-categories.tsv" \
+      --backend ${kernel%:*} --kernel ${kernel#*:} --repeat 3 --check "$D/dnn$n/neuron$n-l120-categories.tsv" \
       --metrics "$OUT/spdnn-$n-${kernel/:/-}.json"
   done
   rm -rf "$D/dnn$n"
@@ -58,10 +59,10 @@ NCU=$(command -v ncu || { [ -x /usr/local/cuda/bin/ncu ] && echo /usr/local/cuda
 if [ -n "$NCU" ]; then
   timeout 120 "$NCU" --clock-control none --section SpeedOfLight --section Occupancy \
     -k 'regex:tiled_ell_kernel|transposed_kernel|dot_partials|axpy_kernel' --launch-count 6 \
-    $XCT --iterations 1 --backend cuda --output "$D/n.h5" > "$OUT/ncu-xct.txt" 2>&1
+    $XCT1 --iterations 1 --backend cuda --output "$D/n.h5" > "$OUT/ncu-xct.txt" 2>&1
   timeout 120 "$NCU" --clock-control none --section SpeedOfLight --section Occupancy \
     -k 'regex:tiled_ell_kernel|transposed_kernel' --launch-count 4 \
-    $XCT --iterations 1 --backend cuda --buffer-entries 1024 --output "$D/n.h5" > "$OUT/ncu-xct-b1024.txt" 2>&1
+    $XCT1 --iterations 1 --backend cuda --buffer-entries 1024 --output "$D/n.h5" > "$OUT/ncu-xct-b1024.txt" 2>&1
   for f in "$OUT"/ncu-xct*.txt; do echo "== $f"; grep -E '^  void|^  [a-z_]+kernel|Duration|DRAM Throughput|Achieved Occupancy' "$f" | sed 's/([^)]*)//g; s/ \{4,\}/ /g' | cut -c1-100; done
 fi
 echo "== all in $OUT ($(( $(date +%s) - t0 )) s)"
