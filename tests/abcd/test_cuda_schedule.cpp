@@ -55,7 +55,7 @@ TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C,
         std::map<size_type, int> stream_of_c;
         for (std::size_t n = 0; n < bs.chunks.size(); ++n) {
             const ChunkSchedule& cs = bs.chunks[n];
-            CHECK(cs.values <= d.chunk_values);
+            CHECK(cs.values <= d.chunk_values[cs.buffer]);
             REQUIRE(!cs.parts.empty());
             several_parts = several_parts || cs.parts.size() > 1;
             // Parts cover the chunk in order; in the last chunk, the C tiles they make final grow

@@ -69,5 +69,6 @@ void GemmRateTable::validate(const std::string& what) const {
 // From 1: molecular tiles of a few orbitals (1-7 functions per tile at small cluster sizes)
 // are common, and their GEMMs run far below the 8 x 8 x 8 rate.
 std::vector<size_type> default_rate_table_sizes() { return {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024}; }
+std::vector<size_type> default_cuda_rate_table_sizes() { return {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048}; }
 
 }  // namespace tessel::abcd

@@ -71,6 +71,9 @@ GemmRateTable measure_cuda_gemm_rate_table(bool double_precision, const std::vec
 
 /// The sizes measured by default: 1, 2, 4, ..., 1024.
 std::vector<size_type> default_rate_table_sizes();
+/// cuda: 1, 2, ..., 2048 (a device's cuBLAS still gains between 1024 and 2048, and the
+/// synthetic problems' tiles reach 2048).
+std::vector<size_type> default_cuda_rate_table_sizes();
 
 /// Where this machine's table is cached: $TESSEL_CACHE_DIR, else $XDG_CACHE_HOME/tessel, else
 /// $HOME/.cache/tessel, file "abcd-gemm-rates-<hash of the key>.json".

@@ -96,7 +96,8 @@ GemmRateTable machine_rate_table(bool double_precision, bool recalibrate, std::s
         try {
             GemmRateTable t = read_rate_table(path);
             // Another machine's table, or an older one (other sizes, no first-touch cost): measured again.
-            if (t.machine == key && t.sizes == default_rate_table_sizes() && t.version == rate_table_version) {
+            const auto sizes = cuda ? default_cuda_rate_table_sizes() : default_rate_table_sizes();
+            if (t.machine == key && t.sizes == sizes && t.version == rate_table_version) {
                 if (note) *note = "cached in " + path;
                 return t;
             }
@@ -107,7 +108,7 @@ GemmRateTable machine_rate_table(bool double_precision, bool recalibrate, std::s
     Timer timer;
     // cuda: 1 ms per shape and round (a few seconds for the table): the device's timings are
     // steady, and the cuda executor's line needs the table in an ordinary run (issue 33).
-    GemmRateTable t = cuda ? measure_cuda_gemm_rate_table(double_precision, default_rate_table_sizes(), 0.001)
+    GemmRateTable t = cuda ? measure_cuda_gemm_rate_table(double_precision, default_cuda_rate_table_sizes(), 0.001)
                            : measure_gemm_rate_table(double_precision, default_rate_table_sizes());
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);

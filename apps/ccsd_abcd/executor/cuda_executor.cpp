@@ -64,7 +64,7 @@ struct Device {
     std::vector<cuda::Event> copied;                 // chunk buffer x is loaded (x = 0, 1)
     std::vector<std::vector<cuda::Event>> computed;  // [x][s]: GEMMs of stream s on buffer x done
     std::vector<cuda::Event> block_end;              // [s]: stream s is done with the block
-    std::vector<cuda::Event> part_done;              // [s]: stream s has run a part's GEMMs
+    std::array<std::vector<cuda::Event>, 2> part_done;  // [q % 2][s]: stream s has run part q's GEMMs
     std::optional<cuda::Event> ready, c_down;        // B and zero C in place; C of the block read
     std::optional<cuda::Event> part_up;              // a part of A is in
     std::vector<TileBuffer<T>> c_tiles;              // C of the block on its way to the host
@@ -127,14 +127,14 @@ private:
             d.compute.emplace_back();
             d.handles.emplace_back(static_cast<void*>(d.compute.back().get()));
             d.block_end.emplace_back();
-            d.part_done.emplace_back();
+            for (auto& set : d.part_done) set.emplace_back();
         }
         d.up.emplace();
         d.down.emplace();
         const auto at_least_one = [](size_type values) { return std::max<size_type>(values, 1); };
         d.block_buf = cuda::DeviceBuffer<T>(at_least_one(s.block_values));
         for (int x = 0; x < 2; ++x) {
-            d.chunk_buf[x] = cuda::DeviceBuffer<T>(at_least_one(s.chunk_values));
+            d.chunk_buf[x] = cuda::DeviceBuffer<T>(at_least_one(s.chunk_values[x]));
             d.copied.emplace_back();
             d.computed.emplace_back(streams_per_device);
         }
@@ -248,14 +248,17 @@ private:
     // Chunk n, part by part: the part's A tiles (received by now) through the staging ring into
     // device buffer `buffer` (once the GEMMs that last used that buffer are done), then its
     // GEMMs, which run while the host packs the next part; in the block's last chunk, the C
-    // tiles that a part made final go down while the next parts compute.
+    // tiles that a part made final go down while the next parts compute (sent one part late,
+    // so that the host, which waits for their windows, does so while the device still has the
+    // current part's GEMMs to run).
     void run_chunk(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, int n) {
         const ChunkPlan& ch = b.chunks[n];
         const ChunkSchedule& cs = bs.chunks[n];
         const bool last = n + 1 == static_cast<int>(b.chunks.size());
         ex_.wait_for(ch.a_tiles);
         for (auto& e : d.computed[cs.buffer]) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.up->get(), e.get(), 0));
-        for (const ChunkPart& part : cs.parts) {
+        for (std::size_t q = 0; q < cs.parts.size(); ++q) {
+            const ChunkPart& part = cs.parts[q];
             std::vector<PackedTile> packed;
             for (std::size_t x = part.first; x < part.last; ++x) {
                 const std::size_t t = cs.order[x];
@@ -267,7 +270,12 @@ private:
             TESSEL_CUDA_CHECK(cudaEventRecord(d.part_up->get(), d.up->get()));
             for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.part_up->get(), 0));
             issue_calls(d, cs, part);
-            if (last && part.c_final > d.c_sent) send_c_down(d, b, bs, part.c_final);
+            if (!last) continue;
+            for (int s = 0; s < streams_per_device; ++s)
+                TESSEL_CUDA_CHECK(cudaEventRecord(d.part_done[q % 2][s].get(), d.compute[s].get()));
+            if (q > 0 && cs.parts[q - 1].c_final > d.c_sent)
+                send_c_down(d, b, bs, cs.parts[q - 1].c_final, d.part_done[(q - 1) % 2]);
+            if (q + 1 == cs.parts.size()) send_c_down(d, b, bs, part.c_final, d.part_done[q % 2]);
         }
         for (int s = 0; s < streams_per_device; ++s)
             TESSEL_CUDA_CHECK(cudaEventRecord(d.computed[cs.buffer][s].get(), d.compute[s].get()));
@@ -294,14 +302,13 @@ private:
         }
     }
 
-    // C tiles [c_sent, until) of the block down, after the GEMMs enqueued so far; each tile is
-    // handed to its owner as soon as its last values are in.
-    void send_c_down(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, std::size_t until) {
+    // C tiles [c_sent, until) of the block down once the compute streams reach `after`; each
+    // tile is handed to its owner as soon as its last values are in.
+    void send_c_down(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, std::size_t until,
+                     const std::vector<cuda::Event>& after) {
+        if (until <= d.c_sent) return;
         cudaStream_t down = d.down->get();
-        for (int s = 0; s < streams_per_device; ++s) {
-            TESSEL_CUDA_CHECK(cudaEventRecord(d.part_done[s].get(), d.compute[s].get()));
-            TESSEL_CUDA_CHECK(cudaStreamWaitEvent(down, d.part_done[s].get(), 0));
-        }
+        for (const auto& e : after) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(down, e.get(), 0));
         const TileShape& cs = plan_.product.c_shape;
         const std::size_t from = d.c_sent;
         const size_type base = bs.c_offset[from];
@@ -325,9 +332,9 @@ private:
     // The rest of the block's C down (all of it when the block has no chunks), every window
     // unpacked; the next block may then overwrite the buffer.
     void finish_block(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs) {
-        if (d.c_sent < b.c_tiles.size()) send_c_down(d, b, bs, b.c_tiles.size());
         for (int s = 0; s < streams_per_device; ++s)
             TESSEL_CUDA_CHECK(cudaEventRecord(d.block_end[s].get(), d.compute[s].get()));
+        send_c_down(d, b, bs, b.c_tiles.size(), d.block_end);
         TESSEL_CUDA_CHECK(cudaEventRecord(d.c_down->get(), d.down->get()));
         d.down_ring->finish();
         r_.d2h_bytes += b.c_bytes;

@@ -162,7 +162,7 @@ DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const Process
             cs.buffer = chunk_number++ % 2;
             lay_out_chunk(p, ch, cs, part_values);
             if (n + 1 == b.chunks.size()) mark_final_c(p, plan, b, ch, cs);
-            d.chunk_values = std::max(d.chunk_values, cs.values);
+            d.chunk_values[cs.buffer] = std::max(d.chunk_values[cs.buffer], cs.values);
             for (ChunkPart& part : cs.parts) {
                 std::vector<Gemm> gemms = part_gemms(p, plan, b, bs, ch, cs, part.first, part.last, streams);
                 group_calls(gemms, part, d);

@@ -66,7 +66,8 @@ struct DeviceSchedule {
         size_type row0 = 0, col0 = 0, rows = 0, cols = 0, offset = 0;
     };
     std::vector<BTile> b_tiles;
-    size_type block_values = 0, chunk_values = 0;
+    size_type block_values = 0;
+    size_type chunk_values[2] = {0, 0};  ///< the largest chunk of each chunk buffer
     size_type gemms = 0, calls = 0;
 };
 
