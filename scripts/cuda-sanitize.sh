@@ -37,6 +37,6 @@ check xct-stored-race 120 --tool racecheck --error-exitcode 9 $X --iterations 1 
 check spdnn 120 --tool memcheck --error-exitcode 9 "$B/apps/spdnn/tessel-spdnn" infer --network "$D/dnn" --neurons 1024 \
   --layers 4 --backend cuda --kernel core
 check abcd 120 --tool memcheck --error-exitcode 9 "$B/apps/ccsd_abcd/tessel-abcd" --generator synthetic --m 300 --n 600 \
-  --tile-min 16 --tile-max 64 --backend cuda
+  --tile-min 16 --tile-max 64 --backend cuda --dgemm-size 0
 [ $failed -eq 0 ] && echo "cuda-sanitize: no error in tessel's code" || echo "cuda-sanitize: errors above (logs in $OUT)"
 exit $failed
