@@ -41,9 +41,20 @@ __global__ void dot_partials_kernel(const V* a, long long lda, const V* b, long 
     const long long j = blockIdx.y * (long long)dot_lanes + threadIdx.x;
     const long long first = blockIdx.x * rows_per_partial;
     const long long last = first + rows_per_partial < rows ? first + rows_per_partial : rows;
+    // Four independent sums: four loads in flight per thread instead of one.
     double acc = 0.0;
-    if (j < k)
-        for (long long i = first + threadIdx.y; i < last; i += dot_rows) acc += double(a[i * lda + j]) * double(b[i * ldb + j]);
+    if (j < k) {
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        long long i = first + threadIdx.y;
+        for (; i + 3 * dot_rows < last; i += 4 * dot_rows) {
+            s0 += double(a[i * lda + j]) * double(b[i * ldb + j]);
+            s1 += double(a[(i + dot_rows) * lda + j]) * double(b[(i + dot_rows) * ldb + j]);
+            s2 += double(a[(i + 2 * dot_rows) * lda + j]) * double(b[(i + 2 * dot_rows) * ldb + j]);
+            s3 += double(a[(i + 3 * dot_rows) * lda + j]) * double(b[(i + 3 * dot_rows) * ldb + j]);
+        }
+        for (; i < last; i += dot_rows) s0 += double(a[i * lda + j]) * double(b[i * ldb + j]);
+        acc = (s0 + s1) + (s2 + s3);
+    }
     sums[threadIdx.y * dot_lanes + threadIdx.x] = acc;
     __syncthreads();
     if (threadIdx.y == 0 && j < k) {

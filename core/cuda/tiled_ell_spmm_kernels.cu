@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "core/cuda/cuda_check.hpp"
@@ -34,10 +35,44 @@ int tiled_max_threads(int factor, std::size_t value_size) {
 
 using detail::TiledArgs;
 
+// 16 bytes of values, loaded and stored as one access where the address allows (LDG.128).
+template <typename V>
+struct alignas(16) Chunk16 {
+    V v[16 / sizeof(V)];
+};
+
+// Stages the block's mapped rows of B for this stage into buf[kk*stride + n]. Scalar: R
+// consecutive threads read one row's R values. Wide (a full tile whose rows start 16-byte
+// aligned): each thread reads 16 bytes of a row at once, four times fewer loads in flight to
+// wait for, the stage's main stall on the card.
+template <int R, bool Wide, typename V, typename I>
+__device__ __forceinline__ void stage_rows(SharedPtr<V> buf, const I* __restrict__ map, int staged, int stride,
+                                           const V* __restrict__ bk, size_type ldb, int active) {
+    if constexpr (Wide) {
+        constexpr int per = 16 / static_cast<int>(sizeof(V));  // values per 16-byte chunk
+        constexpr int chunks = R / per;                        // chunks per staged row
+#pragma unroll 4
+        for (int t = threadIdx.x; t < staged * chunks; t += blockDim.x) {
+            const int n = t / chunks, q = t % chunks;
+            const Chunk16<V> x = *reinterpret_cast<const Chunk16<V>*>(bk + static_cast<size_type>(map[n]) * ldb + q * per);
+#pragma unroll
+            for (int j = 0; j < per; ++j) buf[(q * per + j) * stride + n] = x.v[j];
+        }
+    } else {
+#pragma unroll 4
+        for (int t = threadIdx.x; t < staged * R; t += blockDim.x) {
+            const int n = t / R, kk = t % R;
+            V x = V(0);
+            if (kk < active) x = bk[static_cast<size_type>(map[n]) * ldb + kk];
+            buf[kk * stride + n] = x;
+        }
+    }
+}
+
 // One block per row block (blockDim.x == block_rows), blockIdx.y picks the column tile
 // k0 = k_first + blockIdx.y*R; columns at or beyond k_end (only in a tail launch) are
 // neither loaded nor written. Shared memory: buf[kk*stage_stride + n] holds B[map[n], k0+kk].
-template <int R, typename V, typename I>
+template <int R, bool Wide, typename V, typename I>
 __global__ void __launch_bounds__(tiled_max_threads<R, V>(), 1)
     tiled_ell_kernel(TiledArgs<V, I> a, const V* __restrict__ b, size_type ldb,
                      V* __restrict__ c, size_type ldc, size_type k_first, size_type k_end,
@@ -60,14 +95,7 @@ __global__ void __launch_bounds__(tiled_max_threads<R, V>(), 1)
         const size_type m0 = a.mapdispl[s];
         const int staged = static_cast<int>(a.mapdispl[s + 1] - m0);
         const I* __restrict__ map = a.map + m0;
-        // R consecutive threads copy one staged row of B: coalesced reads of R values.
-#pragma unroll 4
-        for (int t = threadIdx.x; t < staged * R; t += blockDim.x) {
-            const int n = t / R, kk = t % R;
-            V x = V(0);
-            if (kk < active) x = bk[static_cast<size_type>(map[n]) * ldb + kk];
-            buf[kk * stride + n] = x;
-        }
+        stage_rows<R, Wide>(buf, map, staged, stride, bk, ldb, active);
         __syncthreads();
         // The warp's ELL slots of this stage: lane r of slot m is entry m*32 + r (coalesced).
         const size_type* wd = a.warpdispl + s * a.warps_per_block + warp;
@@ -92,13 +120,27 @@ __global__ void __launch_bounds__(tiled_max_threads<R, V>(), 1)
     }
 }
 
+// True when every tile of a launch may stage its rows 16 bytes at a time: full tiles whose rows
+// start 16-byte aligned. TESSEL_CUDA_STAGING=scalar keeps the scalar loads (to compare on a card).
+template <int R, typename V>
+bool wide_staging(DenseView<const V> b, size_type k_first, size_type tiles) {
+    static const bool scalar_forced = [] {
+        const char* s = std::getenv("TESSEL_CUDA_STAGING");
+        return s != nullptr && std::string(s) == "scalar";
+    }();
+    constexpr size_type chunk = 16;
+    const auto address = reinterpret_cast<std::uintptr_t>(b.data + k_first);
+    return !scalar_forced && (R * sizeof(V)) % chunk == 0 && k_first + tiles * R <= b.cols && address % chunk == 0 &&
+           (b.ld * static_cast<size_type>(sizeof(V))) % chunk == 0;
+}
+
 // Launches the factor-R kernel over `tiles` column tiles starting at column k_first.
-template <int R, typename V, typename I>
-void launch_tiled(const TiledArgs<V, I>& args, size_type blocks, DenseView<const V> b,
-                  DenseView<V> c, size_type k_first, size_type tiles, const Epilogue<V>& ep,
-                  size_type shared_bytes, const detail::DeviceLimits& limits,
-                  cudaStream_t stream) {
-    auto* kernel = tiled_ell_kernel<R, V, I>;
+template <int R, bool Wide, typename V, typename I>
+void launch_tiled_as(const TiledArgs<V, I>& args, size_type blocks, DenseView<const V> b,
+                     DenseView<V> c, size_type k_first, size_type tiles, const Epilogue<V>& ep,
+                     size_type shared_bytes, const detail::DeviceLimits& limits,
+                     cudaStream_t stream) {
+    auto* kernel = tiled_ell_kernel<R, Wide, V, I>;
     if (shared_bytes > limits.shared_per_block)
         // Raise this kernel's limit to the device's opt-in maximum: the same value from
         // every thread, so concurrent callers never lower it under one another.
@@ -108,9 +150,20 @@ void launch_tiled(const TiledArgs<V, I>& args, size_type blocks, DenseView<const
     for (size_type t0 = 0; t0 < tiles; t0 += max_grid_y) {
         const dim3 grid(static_cast<unsigned>(blocks),
                         static_cast<unsigned>(std::min(max_grid_y, tiles - t0)));
-        TESSEL_LAUNCH(grid, static_cast<unsigned>(args.block_rows), static_cast<std::size_t>(shared_bytes), stream, tiled_ell_kernel<R, V, I>)(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R, b.cols, ep);
+        TESSEL_LAUNCH(grid, static_cast<unsigned>(args.block_rows), static_cast<std::size_t>(shared_bytes), stream, tiled_ell_kernel<R, Wide, V, I>)(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R, b.cols, ep);
         TESSEL_CUDA_CHECK_LAUNCH();
     }
+}
+
+template <int R, typename V, typename I>
+void launch_tiled(const TiledArgs<V, I>& args, size_type blocks, DenseView<const V> b,
+                  DenseView<V> c, size_type k_first, size_type tiles, const Epilogue<V>& ep,
+                  size_type shared_bytes, const detail::DeviceLimits& limits,
+                  cudaStream_t stream) {
+    if (wide_staging<R>(b, k_first, tiles))
+        launch_tiled_as<R, true>(args, blocks, b, c, k_first, tiles, ep, shared_bytes, limits, stream);
+    else
+        launch_tiled_as<R, false>(args, blocks, b, c, k_first, tiles, ep, shared_bytes, limits, stream);
 }
 
 template <typename V, typename I>
