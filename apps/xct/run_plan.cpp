@@ -150,7 +150,10 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
         const TransposeChoice choice = choose_transpose(m.nnz, o.solver.iterations,
                                                         (turned ? 2 : 1) * ((info.slices + ranks - 1) / ranks),
                                                         stored_fits, scatter_fits,
-                                                        cached_forms(o, turned ? first_half(info.geometry) : info.geometry));
+                                                        cached_forms(o, turned ? first_half(info.geometry) : info.geometry),
+                                                        o.projector.backend == Backend::cuda
+                                                            ? device_transpose_rates(omp_get_max_threads())
+                                                            : reference_transpose_rates());
         plan.scatter_transpose = choice.scatter;
         plan.transpose_why = choice.why;
         m.scatter_transpose = plan.scatter_transpose;

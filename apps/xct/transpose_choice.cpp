@@ -1,6 +1,7 @@
 // The predicted times of both transpose forms and the pick, with its reason in words.
 #include "apps/xct/transpose_choice.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "apps/xct/system_matrix.hpp"
@@ -11,6 +12,17 @@ TransposeRates reference_transpose_rates() {
     const Geometry reference{512, 512, uniform_angles(750)};
     const double nnz = double(estimate_nnz(reference));
     return {2.47 / nnz, (7.1 - 2.47) / nnz, 0.089 / nnz, 0.144 / nnz};
+}
+
+TransposeRates device_transpose_rates(int host_threads) {
+    TransposeRates r = reference_transpose_rates();
+    const double spread = 2.0 / double(std::max(host_threads, 1));
+    r.trace *= spread;
+    r.transpose *= spread;
+    const double half_nnz = 117507144.0;  // the turned half operator of that run
+    r.iteration_stored = 4.2e-3 / half_nnz;
+    r.iteration_scatter = 11.35e-3 / half_nnz;
+    return r;
 }
 
 TransposeChoice choose_transpose(size_type nnz, int iterations, size_type slices, bool stored_fits, bool scatter_fits,
