@@ -37,14 +37,19 @@ for variant in "" "--transpose stored" "--turn-symmetry off"; do
   name=xct-k16$(echo "$variant" | sed 's/--transpose /-/; s/--turn-symmetry off/-off/; s/ //g')-b1024-cuda
   run $name $XCT --backend cuda --buffer-entries 1024 $variant --metrics "$OUT/$name.json" --output "$D/g.h5"
 done
+# The same stored run with the forward kernel's scalar staging loads, to compare in this run.
+TESSEL_CUDA_STAGING=scalar run xct-k16-stored-b1024-scalar-cuda $XCT --backend cuda --buffer-entries 1024 --transpose stored \
+  --metrics "$OUT/xct-k16-stored-b1024-scalar-cuda.json" --output "$D/g.h5"
 if [ -z "$QUICK" ]; then  # the large case: 4 iterations on the device only (the host needs ~3 s each)
   run xct-big-cuda $B/apps/xct/tessel-xct --phantom 1024 --angles 1500 --num-slices 64 --iterations 4 --backend cuda \
     --metrics "$OUT/xct-big-cuda.json" --output "$D/f.h5"
 fi
-for n in 1024 4096; do
+for n in 1024 4096 16384; do
   [ -n "$QUICK" ] && [ $n -gt 1024 ] && continue
   run spdnn-generate-$n $B/apps/spdnn/tessel-spdnn generate --neurons $n --layers 120 --images 60000 --binary --out "$D/dnn$n"
-  for kernel in cuda:core cuda:cusparse cpu:auto; do
+  kernels="cuda:core cuda:cusparse cpu:auto"
+  [ $n -gt 4096 ] && kernels="cuda:core cpu:auto"
+  for kernel in $kernels; do
     run spdnn-$n-${kernel/:/-} $B/apps/spdnn/tessel-spdnn infer --network "$D/dnn$n" --neurons $n --layers 120 \
       --backend ${kernel%:*} --kernel ${kernel#*:} --repeat 3 --check "$D/dnn$n/neuron$n-l120-categories.tsv" \
       --metrics "$OUT/spdnn-$n-${kernel/:/-}.json"
@@ -57,12 +62,9 @@ for backend in cuda cpu; do run abcd-$backend $ABCD --backend $backend --metrics
   --kernels row-split,tiled-ell,cuda-warp-row,cuda-merge,cuda-tiled-ell,cusparse --json "$OUT/spmm.json"
 NCU=$(command -v ncu || { [ -x /usr/local/cuda/bin/ncu ] && echo /usr/local/cuda/bin/ncu; })
 if [ -n "$NCU" ]; then
-  timeout 120 "$NCU" --clock-control none --section SpeedOfLight --section Occupancy \
-    -k 'regex:tiled_ell_kernel|transposed_kernel|dot_partials|axpy_kernel' --launch-count 6 \
-    $XCT1 --iterations 1 --backend cuda --output "$D/n.h5" > "$OUT/ncu-xct.txt" 2>&1
-  timeout 120 "$NCU" --clock-control none --section SpeedOfLight --section Occupancy \
-    -k 'regex:tiled_ell_kernel|transposed_kernel' --launch-count 4 \
-    $XCT1 --iterations 1 --backend cuda --buffer-entries 1024 --output "$D/n.h5" > "$OUT/ncu-xct-b1024.txt" 2>&1
+  timeout 120 "$NCU" --clock-control none --section SpeedOfLight --section Occupancy --section WarpStateStats \
+    -k 'regex:tiled_ell_kernel|dot_partials|axpy_kernel' --launch-count 4 \
+    $XCT1 --iterations 1 --backend cuda --transpose stored --buffer-entries 1024 --output "$D/n.h5" > "$OUT/ncu-xct.txt" 2>&1
   for f in "$OUT"/ncu-xct*.txt; do echo "== $f"; grep -E '^  void|^  [a-z_]+kernel|Duration|DRAM Throughput|Achieved Occupancy' "$f" | sed 's/([^)]*)//g; s/ \{4,\}/ /g' | cut -c1-100; done
 fi
 echo "== all in $OUT ($(( $(date +%s) - t0 )) s)"
