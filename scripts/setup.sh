@@ -19,6 +19,9 @@ packages=(
   # scikit-image and h5py for bench/xct's comparisons (skimage_sart.py, fbp_vs_iradon.py; they
   # exit 3 and are skipped when these are missing)
   python3-skimage python3-h5py
+  # libint2: the two-electron integrals of tessel-abcd --molecule (built only when present); psi4:
+  # the independent check of its ladder term (tests/abcd/chem/psi4_ladder.py, Debian's python3)
+  libint2-dev psi4
   # METIS row reordering, compared with k-means (partition/metis_reorder; built only when present)
   libmetis-dev
   # the Python module (import tessel) and its tests; h5py reads tessel-xct's output in them

@@ -109,7 +109,6 @@ TEST_CASE("amplitudes: shapes and the ao_order attribute", "[abcd][chem]") {
     {
         io::File f = io::File::open_for_update(path);
         f.write_attribute("/c_vir", "ao_order", "psi4");
-        f.commit();
     }
     const Amplitudes a = read_amplitudes(path);
     CHECK(a.order == AoOrder::psi4);

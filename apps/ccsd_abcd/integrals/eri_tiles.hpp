@@ -8,11 +8,13 @@
 #include <mutex>
 #include <vector>
 
-#include <libint2/engine.h>
-
 #include "apps/ccsd_abcd/integrals/atom_clusters.hpp"
 #include "apps/ccsd_abcd/problem/tile_shape.hpp"
 #include "apps/ccsd_abcd/problem/tile_source.hpp"
+
+namespace libint2 {
+class Engine;  // libint2/engine.h is heavy: only eri_tiles.cpp includes it
+}
 
 namespace tessel::abcd {
 
@@ -40,12 +42,11 @@ TileShape screened_b_shape(const SchwarzBounds& q, double threshold);
 void initialize_libint();
 
 /// A's tiles from a dense M x K matrix (column-major, K fused as B's rows), given once the
-/// amplitudes are known; B's tiles from libint2 on demand. Shell quartets whose Schwarz bound is
-/// below the same threshold are left zero inside a tile.
+/// amplitudes are known; B's tiles from libint2 on demand (every shell quartet of a tile).
 class EriTiles final : public TileSource {
 public:
     EriTiles(std::shared_ptr<const AoBasis> basis, std::shared_ptr<const AoClusters> clusters,
-             std::shared_ptr<const SchwarzBounds> q, double threshold, Tiling m, Tiling k);
+             std::shared_ptr<const SchwarzBounds> q, Tiling m, Tiling k);
     ~EriTiles() override;
     /// A = T_AO(ij, λσ) column-major, m.extent() x k.extent().
     void set_a(std::vector<double> a);
@@ -62,7 +63,6 @@ private:
     std::shared_ptr<const AoBasis> basis_;
     std::shared_ptr<const AoClusters> clusters_;
     std::shared_ptr<const SchwarzBounds> q_;
-    double cutoff_;  // absolute: threshold · max Q²
     Tiling m_, k_;
     std::vector<double> a_;
     size_type max_nprim_ = 0;

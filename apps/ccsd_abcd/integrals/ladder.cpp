@@ -73,7 +73,7 @@ LadderProblem make_ladder_problem(const XyzMolecule& mol, size_type nocc, const 
     const Tiling kt = fused_tiling(clusters->functions, clusters->functions);
     TileShape b_shape = screened_b_shape(*bounds, o.threshold);
     lp.problem = make_problem(mt, kt, TileShape::dense(mt.count(), kt.count()), kt, kt, std::move(b_shape));
-    lp.tiles = std::make_shared<EriTiles>(basis, clusters, bounds, o.threshold, mt, kt);
+    lp.tiles = std::make_shared<EriTiles>(basis, clusters, bounds, mt, kt);
     lp.problem.values = lp.tiles;
     lp.problem.seed = o.seed;
     std::ostringstream d;

@@ -52,6 +52,7 @@ def reference(xyz, basis, threads):
     psi4_geometry(xyz)
     psi4.set_options({"basis": basis, "scf_type": "pk", "e_convergence": 1e-10, "d_convergence": 1e-10})
     energy, wfn = psi4.energy("scf", return_wfn=True)
+    t_dense = time.time()
     nocc = wfn.doccpi()[0]
     c = np.asarray(wfn.Ca())
     eps = np.asarray(wfn.epsilon_a())
@@ -64,6 +65,8 @@ def reference(xyz, basis, threads):
     denom = eo[:, None, None, None] + eo[None, :, None, None] - ev[None, None, :, None] - ev[None, None, None, :]
     t2 = ovov.transpose(0, 2, 1, 3) / denom
     r = np.einsum("ijcd,acbd->ijab", t2, vvvv, optimize=True)
+    print(f"psi4 + numpy dense route (AO integrals, transform, MP2 amplitudes, einsum): {time.time() - t_dense:.1f} s",
+          flush=True)
     return energy, wfn.basisset(), t2, cv, r
 
 
@@ -77,6 +80,7 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--tessel", help="tessel-abcd binary: run it and compare")
     ap.add_argument("--tessel-args", default="", help="extra arguments for tessel-abcd (spaces or commas between)")
+    ap.add_argument("--launcher", default="", help="command before tessel-abcd (commas between words): mpiexec,-n,2")
     ap.add_argument("--python-api", action="store_true", help="compare tessel.abcd.ladder instead of the CLI")
     args = ap.parse_args()
 
@@ -99,7 +103,7 @@ def main():
         r = tessel.abcd.ladder(args.xyz, args.basis, cv, t2, ao_order=args.ao_order)
     elif args.tessel:
         out = args.amplitudes + ".r.h5"
-        cmd = [args.tessel, "--molecule", args.xyz, "--basis", args.basis, "--amplitudes", args.amplitudes,
+        cmd = args.launcher.replace(",", " ").split() + [args.tessel, "--molecule", args.xyz, "--basis", args.basis, "--amplitudes", args.amplitudes,
                "--output", out, "--dgemm-size", "0"] + args.tessel_args.replace(",", " ").split()
         print(" ".join(cmd), flush=True)
         subprocess.run(cmd, check=True)
