@@ -208,22 +208,39 @@ private:
         for (auto& ids : ids_) ids = cuda::DeviceBuffer<std::int64_t>(capacity_);
     }
 
-    // The batch's images scattered into act_[0] as columns 0 .. rows.size().
+    // The batch's images scattered into act_[0] as columns 0 .. rows.size(). A run of consecutive
+    // images (one rank, or a batch of them) goes up straight from the image matrix's arrays; only
+    // scattered rows are packed on the host first (an H200: packing 60000 images of 16384 pixels
+    // took most of a second, the layers 0.14 s).
     void upload_images(const Images& images, const std::vector<std::int64_t>& rows) {
         const size_type k = static_cast<size_type>(rows.size());
+        bool consecutive = true;
+        for (size_type j = 1; j < k && consecutive; ++j) consecutive = rows[j] == rows[0] + j;
         std::vector<std::int64_t> rp(static_cast<std::size_t>(k + 1), 0);
         std::vector<std::int32_t> col;
         std::vector<float> val;
-        for (size_type j = 0; j < k; ++j) {
-            for (size_type e = images.row_ptr()[rows[j]]; e < images.row_ptr()[rows[j] + 1]; ++e) {
-                col.push_back(images.col_idx()[e]);
-                val.push_back(images.values()[e]);
+        const std::int32_t* col_from = nullptr;
+        const float* val_from = nullptr;
+        if (consecutive && k > 0) {
+            const size_type base = images.row_ptr()[rows.front()];
+            for (size_type j = 0; j <= k; ++j) rp[j] = images.row_ptr()[rows.front() + j] - base;
+            col_from = images.col_idx().data() + base;
+            val_from = images.values().data() + base;
+        } else {
+            for (size_type j = 0; j < k; ++j) {
+                for (size_type e = images.row_ptr()[rows[j]]; e < images.row_ptr()[rows[j] + 1]; ++e) {
+                    col.push_back(images.col_idx()[e]);
+                    val.push_back(images.values()[e]);
+                }
+                rp[j + 1] = static_cast<std::int64_t>(col.size());
             }
-            rp[j + 1] = static_cast<std::int64_t>(col.size());
+            col_from = col.data();
+            val_from = val.data();
         }
+        const size_type entries = rp[static_cast<std::size_t>(k)];
         image_rp_ = cuda::DeviceBuffer<std::int64_t>(rp.data(), k + 1, stream());
-        image_col_ = cuda::DeviceBuffer<std::int32_t>(col.data(), static_cast<size_type>(col.size()), stream());
-        image_val_ = cuda::DeviceBuffer<float>(val.data(), static_cast<size_type>(val.size()), stream());
+        image_col_ = cuda::DeviceBuffer<std::int32_t>(col_from, entries, stream());
+        image_val_ = cuda::DeviceBuffer<float>(val_from, entries, stream());
         act_[0].fill_zero(stream());
         cuda::device::scatter_rows_as_columns(image_rp_.data(), image_col_.data(), image_val_.data(),
                                               DenseView<Value>(act_[0].data(), n_, k, Layout::row_major, capacity_),

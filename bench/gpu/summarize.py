@@ -64,9 +64,10 @@ def main():
             continue
         c = load(out, f"spdnn-{n}-cuda-cusparse.json") or {}
         h = load(out, f"spdnn-{n}-cpu-auto.json") or {}
-        eps = g.get("edges_per_second", 0.0)
-        vs = f"{eps / c['edges_per_second']:.1f}x cuSPARSE path" if c.get("edges_per_second") else ""
-        add(f"spdnn {n} x 120 (edges/s)", eps, h.get("edges_per_second", 0.0), "", False, vs, steady(g))
+        rate = lambda doc: doc.get("inference", {}).get("edges_per_second", 0.0)
+        eps = rate(g)
+        vs = f"{eps / rate(c):.1f}x cuSPARSE path" if rate(c) else ""
+        add(f"spdnn {n} x 120 (edges/s)", eps, rate(h), "", False, vs, steady(g))
     g, h = load(out, "abcd-cuda.json"), load(out, "abcd-cpu.json")
     if g:
         rate = g.get("gflops_per_second", 0.0) / 1e3
