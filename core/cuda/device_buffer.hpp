@@ -61,17 +61,16 @@ public:
     std::size_t bytes() const { return static_cast<std::size_t>(count_) * sizeof(T); }
     bool empty() const { return count_ == 0; }
 
-    /// Copies host[0 .. count) to elements offset .. offset+count-1, ordered on `stream`
-    /// (large pageable sources through pinned chunks, transfer.hpp). Pageable host memory may be
-    /// reused on return; pinned memory must live until the stream reaches the copy. Throws
-    /// DimensionMismatch when it does not fit.
+    /// Copies host[0 .. count) to elements offset .. offset+count-1, ordered on `stream`.
+    /// Pageable host memory may be reused on return; pinned memory must live until the
+    /// stream reaches the copy. Throws DimensionMismatch when it does not fit.
     void upload(const T* host, size_type count, cudaStream_t stream = nullptr,
                 size_type offset = 0) {
         TESSEL_ENSURE_DIMS(offset >= 0 && count >= 0 && offset + count <= count_,
                            "device buffer upload: " + std::to_string(count) + " elements at " +
                                std::to_string(offset) + " into " + std::to_string(count_));
         if (count == 0) return;
-        copy_to_device_staged(data_ + offset, host, count * sizeof(T), stream);
+        copy_to_device(data_ + offset, host, count * sizeof(T), stream);
     }
     /// Copies elements offset .. offset+count-1 to host[0 .. count) and waits for `stream`.
     void download(T* host, size_type count, cudaStream_t stream = nullptr,

@@ -32,11 +32,6 @@ inline void copy_to_host(void* host, const void* device, std::size_t bytes, cuda
     device_traffic::count_copy(device_traffic::Direction::device_to_host, std::int64_t(bytes), host);
 }
 
-/// copy_to_device for large pageable sources: through two pinned chunks of 32 MiB filled by all
-/// the host's threads, overlapping the copies; waits until the source was read (it may be reused
-/// on return, as for a pageable copy). Small or pinned sources go straight (core/cuda/staged_upload.cpp).
-void copy_to_device_staged(void* device, const void* host, std::size_t bytes, cudaStream_t stream);
-
 /// `height` rows of `width` bytes between pitched host and device memory, ordered on `stream`.
 inline void copy_2d_to_device(void* device, std::size_t device_pitch, const void* host, std::size_t host_pitch,
                               std::size_t width, std::size_t height, cudaStream_t stream) {

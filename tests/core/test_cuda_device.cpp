@@ -199,26 +199,3 @@ TEST_CASE("device-resident CUDA API", "[cuda][device]") {
 
 #endif
 
-#if defined(TESSEL_HAVE_CUDA)
-TEST_CASE("a large pageable upload goes through pinned chunks and arrives whole", "[cuda][device]") {
-    if (!tessel::cuda::device_available()) {
-        WARN("skipped: no CUDA device (" << tessel::cuda::device_description() << ")");
-        return;
-    }
-    using tessel::size_type;
-    namespace traffic = tessel::device_traffic;
-    // 80 MiB + 3 values: two full 32 MiB chunks, a short third, every byte distinct enough.
-    const size_type count = (size_type(80) << 20) / 4 + 3;
-    std::vector<float> host(static_cast<std::size_t>(count));
-    for (size_type i = 0; i < count; ++i) host[std::size_t(i)] = float(i % 100003) * 0.5f;
-    const auto before = traffic::counts(traffic::current_phase());
-    tessel::cuda::DeviceBuffer<float> d(host.data(), count);
-    const auto after = traffic::counts(traffic::current_phase());
-    CHECK(after.copies - before.copies == 3);           // three chunks,
-    CHECK(after.pageable_copies == before.pageable_copies);  // all from pinned memory
-    CHECK(after.h2d_bytes - before.h2d_bytes == count * 4);
-    std::vector<float> back(host.size(), -1.0f);
-    d.download(back.data(), count);
-    CHECK(back == host);
-}
-#endif
