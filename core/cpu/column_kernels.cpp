@@ -16,20 +16,11 @@ namespace {
 // Rows per partial sum: the sums are combined in row-block order, whatever the threads.
 constexpr size_type reduction_block = 1024;
 
-template <typename V, typename W>
-void check_same_shape(const char* who, const DenseView<V>& a, const DenseView<W>& b) {
-    TESSEL_ENSURE_DIMS(a.rows == b.rows && a.cols == b.cols && a.layout == Layout::row_major &&
-                           b.layout == Layout::row_major,
-                       std::string(who) + ": operands are " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
-                           " and " + std::to_string(b.rows) + "x" + std::to_string(b.cols) +
-                           " (both must be row-major and of one shape)");
-}
-
 }  // namespace
 
 template <typename V>
 void column_dots(DenseView<const V> a, DenseView<const V> b, double* out) {
-    check_same_shape("column_dots", a, b);
+    column::check_same_shape("column_dots", a, b);
     const size_type rows = a.rows, k = a.cols;
     const size_type blocks = (rows + reduction_block - 1) / reduction_block;
     std::vector<double> partial(static_cast<std::size_t>(blocks * k), 0.0);
@@ -50,7 +41,7 @@ void column_dots(DenseView<const V> a, DenseView<const V> b, double* out) {
 
 template <typename V>
 void axpy_columns(DenseView<V> y, const double* alpha, double sign, DenseView<const V> x) {
-    check_same_shape("axpy_columns", y, x);
+    column::check_same_shape("axpy_columns", y, x);
     const size_type rows = y.rows, k = y.cols;
     std::vector<V> a(static_cast<std::size_t>(k));
     for (size_type j = 0; j < k; ++j) a[j] = V(sign * alpha[j]);
@@ -64,7 +55,7 @@ void axpy_columns(DenseView<V> y, const double* alpha, double sign, DenseView<co
 
 template <typename V>
 void xpay_columns(DenseView<V> p, const double* beta, DenseView<const V> s, const double* mask) {
-    check_same_shape("xpay_columns", p, s);
+    column::check_same_shape("xpay_columns", p, s);
     const size_type rows = p.rows, k = p.cols;
     std::vector<V> b(static_cast<std::size_t>(k));
     for (size_type j = 0; j < k; ++j) b[j] = V(beta[j]);
@@ -79,7 +70,7 @@ void xpay_columns(DenseView<V> p, const double* beta, DenseView<const V> s, cons
 
 template <typename V>
 void scale_rows(DenseView<const V> r, const V* weight, DenseView<V> q) {
-    check_same_shape("scale_rows", r, q);
+    column::check_same_shape("scale_rows", r, q);
     const size_type rows = r.rows, k = r.cols;
 #pragma omp parallel for schedule(static)
     for (size_type i = 0; i < rows; ++i)
@@ -88,7 +79,7 @@ void scale_rows(DenseView<const V> r, const V* weight, DenseView<V> q) {
 
 template <typename V>
 void weighted_update(DenseView<V> x, const V* weight, DenseView<const V> s, const double* mask, bool nonneg) {
-    check_same_shape("weighted_update", x, s);
+    column::check_same_shape("weighted_update", x, s);
     const size_type rows = x.rows, k = x.cols;
 #pragma omp parallel for schedule(static)
     for (size_type i = 0; i < rows; ++i)
@@ -101,8 +92,8 @@ void weighted_update(DenseView<V> x, const V* weight, DenseView<const V> s, cons
 
 template <typename V>
 void residual_columns(DenseView<V> r, DenseView<const V> b, DenseView<const V> q, const double* mask) {
-    check_same_shape("residual_columns", r, b);
-    check_same_shape("residual_columns", r, q);
+    column::check_same_shape("residual_columns", r, b);
+    column::check_same_shape("residual_columns", r, q);
     const size_type rows = r.rows, k = r.cols;
 #pragma omp parallel for schedule(static)
     for (size_type i = 0; i < rows; ++i)

@@ -24,15 +24,6 @@ unsigned blocks_for(long long work) {
     return static_cast<unsigned>(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
 }
 
-template <typename V, typename W>
-void check_same_shape(const char* who, const DenseView<V>& a, const DenseView<W>& b) {
-    TESSEL_ENSURE_DIMS(a.rows == b.rows && a.cols == b.cols && a.layout == Layout::row_major &&
-                           b.layout == Layout::row_major,
-                       std::string(who) + ": operands are " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
-                           " and " + std::to_string(b.rows) + "x" + std::to_string(b.cols) +
-                           " (both must be row-major and of one shape)");
-}
-
 // partial[blockIdx.x·k + j] := Σ a(i,j)·b(i,j) over the block's 1024 rows.
 template <typename V>
 __global__ void dot_partials_kernel(const V* a, long long lda, const V* b, long long ldb, long long rows, long long k,
@@ -177,7 +168,7 @@ __global__ void record_residuals_kernel(double* s, long long k, double tol, bool
 
 template <typename V>
 void column_dots(DenseView<const V> a, DenseView<const V> b, double* out, cudaStream_t stream) {
-    check_same_shape("column_dots", a, b);
+    column::check_same_shape("column_dots", a, b);
     const long long rows = a.rows, k = a.cols;
     if (k == 0) return;
     const long long blocks = rows > 0 ? (rows + rows_per_partial - 1) / rows_per_partial : 0;
@@ -195,7 +186,7 @@ void column_dots(DenseView<const V> a, DenseView<const V> b, double* out, cudaSt
 
 template <typename V>
 void axpy_columns(DenseView<V> y, const double* alpha, double sign, DenseView<const V> x, cudaStream_t stream) {
-    check_same_shape("axpy_columns", y, x);
+    column::check_same_shape("axpy_columns", y, x);
     if (y.rows * y.cols == 0) return;
     TESSEL_LAUNCH(blocks_for(y.rows * y.cols), threads_per_block, 0, stream, axpy_kernel<V>)(
         y.data, y.ld, alpha, sign, x.data, x.ld, y.rows, y.cols);
@@ -204,7 +195,7 @@ void axpy_columns(DenseView<V> y, const double* alpha, double sign, DenseView<co
 
 template <typename V>
 void xpay_columns(DenseView<V> p, const double* beta, DenseView<const V> s, const double* mask, cudaStream_t stream) {
-    check_same_shape("xpay_columns", p, s);
+    column::check_same_shape("xpay_columns", p, s);
     if (p.rows * p.cols == 0) return;
     TESSEL_LAUNCH(blocks_for(p.rows * p.cols), threads_per_block, 0, stream, xpay_kernel<V>)(
         p.data, p.ld, beta, s.data, s.ld, mask, p.rows, p.cols);
@@ -213,7 +204,7 @@ void xpay_columns(DenseView<V> p, const double* beta, DenseView<const V> s, cons
 
 template <typename V>
 void scale_rows(DenseView<const V> r, const V* weight, DenseView<V> q, cudaStream_t stream) {
-    check_same_shape("scale_rows", r, q);
+    column::check_same_shape("scale_rows", r, q);
     if (r.rows * r.cols == 0) return;
     TESSEL_LAUNCH(blocks_for(r.rows * r.cols), threads_per_block, 0, stream, scale_rows_kernel<V>)(
         r.data, r.ld, weight, q.data, q.ld, r.rows, r.cols);
@@ -223,7 +214,7 @@ void scale_rows(DenseView<const V> r, const V* weight, DenseView<V> q, cudaStrea
 template <typename V>
 void weighted_update(DenseView<V> x, const V* weight, DenseView<const V> s, const double* mask, bool nonneg,
                      cudaStream_t stream) {
-    check_same_shape("weighted_update", x, s);
+    column::check_same_shape("weighted_update", x, s);
     if (x.rows * x.cols == 0) return;
     TESSEL_LAUNCH(blocks_for(x.rows * x.cols), threads_per_block, 0, stream, weighted_update_kernel<V>)(
         x.data, x.ld, weight, s.data, s.ld, mask, nonneg, x.rows, x.cols);
@@ -233,8 +224,8 @@ void weighted_update(DenseView<V> x, const V* weight, DenseView<const V> s, cons
 template <typename V>
 void residual_columns(DenseView<V> r, DenseView<const V> b, DenseView<const V> q, const double* mask,
                       cudaStream_t stream) {
-    check_same_shape("residual_columns", r, b);
-    check_same_shape("residual_columns", r, q);
+    column::check_same_shape("residual_columns", r, b);
+    column::check_same_shape("residual_columns", r, q);
     if (r.rows * r.cols == 0) return;
     TESSEL_LAUNCH(blocks_for(r.rows * r.cols), threads_per_block, 0, stream, residual_kernel<V>)(
         r.data, r.ld, b.data, b.ld, q.data, q.ld, mask, r.rows, r.cols);
@@ -243,7 +234,7 @@ void residual_columns(DenseView<V> r, DenseView<const V> b, DenseView<const V> q
 
 template <typename V>
 void copy_columns(DenseView<const V> src, DenseView<V> dst, cudaStream_t stream) {
-    check_same_shape("copy_columns", src, dst);
+    column::check_same_shape("copy_columns", src, dst);
     if (src.rows * src.cols == 0) return;
     TESSEL_LAUNCH(blocks_for(src.rows * src.cols), threads_per_block, 0, stream, copy_kernel<V>)(
         src.data, src.ld, dst.data, dst.ld, src.rows, src.cols);

@@ -6,7 +6,10 @@
 // twins, tested against each other (tests/core/test_column_kernels.cpp).
 #pragma once
 
+#include <string>
+
 #include "core/dense.hpp"
+#include "core/error.hpp"
 #include "core/types.hpp"
 
 #if defined(TESSEL_HAVE_CUDA)
@@ -30,6 +33,16 @@ enum Slot : int {
     active,     // 1 while the column iterates
     count
 };
+
+/// Throws DimensionMismatch unless a and b are row-major and of one shape; `who` starts the message.
+template <typename V, typename W>
+void check_same_shape(const char* who, const DenseView<V>& a, const DenseView<W>& b) {
+    TESSEL_ENSURE_DIMS(a.rows == b.rows && a.cols == b.cols && a.layout == Layout::row_major &&
+                           b.layout == Layout::row_major,
+                       std::string(who) + ": operands are " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
+                           " and " + std::to_string(b.rows) + "x" + std::to_string(b.cols) +
+                           " (both must be row-major and of one shape)");
+}
 
 }  // namespace tessel::column
 
