@@ -6,7 +6,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSEL_SIM_DIR:-$root/build-sim}
-targets=(tessel-test-core tessel-test-cuda-sim tessel-test-abcd tessel-test-mpi-dist tessel-test-spdnn tessel-spdnn-traffic-check
+targets=(tessel-test-core tessel-test-cuda-sim tessel-test-abcd tessel-abcd-test-problems tessel-test-mpi-dist tessel-test-spdnn tessel-spdnn-traffic-check
          tessel-xct tessel-xct-test-tool tessel-spdnn tessel-abcd)
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
