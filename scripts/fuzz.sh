@@ -27,7 +27,7 @@ cmake --build "$build" -j "${TESSEL_JOBS:-2}" > "$build.build.log" 2>&1 || {
 fuzzers=("$@")
 [ ${#fuzzers[@]} -eq 0 ] && fuzzers=(matrix_market graph_challenge_layer graph_challenge_categories memxct_raw byte_size abcd_grid
                                      xct_operator_cache data_exchange xct_checkpoint xct_slice_store spdnn_cache
-                                     abcd_problem_file)
+                                     abcd_problem_file abcd_xyz abcd_amplitudes)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/fuzz/lsan.supp:print_suppressions=0}
 export OMP_NUM_THREADS=1
