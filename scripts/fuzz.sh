@@ -48,11 +48,11 @@ for name in "${fuzzers[@]}"; do
   malloc_limit=2048 rss_limit=2560
   # Mutating a damaged HDF5 file soon reaches HDF5's own crashes (a NULL from a huge malloc
   # copied into: fuzz/hdf5_findings/null-malloc-memcpy, whole stack inside libhdf5), so by
-  # default these four replay their corpus and regressions only (deterministic, for CI);
+  # default these replay their corpus and regressions only (deterministic, for CI);
   # TESSEL_FUZZ_HDF5_MUTATE=1 fuzzes them, and a finding's stack then says whose it is.
   mode=(-max_total_time="$seconds")
   case $name in
-    data_exchange|xct_checkpoint|xct_slice_store|spdnn_cache|abcd_problem_file)
+    data_exchange|xct_checkpoint|xct_slice_store|spdnn_cache|abcd_problem_file|abcd_amplitudes)
       malloc_limit=1048576 rss_limit=6144
       [ "${TESSEL_FUZZ_HDF5_MUTATE:-0}" = 1 ] || mode=(-runs=0) ;;
   esac
