@@ -9,13 +9,7 @@
 // geometry.hpp's ρ_c).
 #pragma once
 
-#if !defined(TESSEL_HOST_DEVICE)
-#if defined(__CUDACC__)
-#define TESSEL_HOST_DEVICE __host__ __device__
-#else
-#define TESSEL_HOST_DEVICE
-#endif
-#endif
+#include "core/host_device.hpp"
 
 namespace tessel::backprojection {
 

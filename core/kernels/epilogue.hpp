@@ -4,11 +4,7 @@
 
 #include <limits>
 
-#if defined(__CUDACC__)
-#define TESSEL_HOST_DEVICE __host__ __device__
-#else
-#define TESSEL_HOST_DEVICE
-#endif
+#include "core/host_device.hpp"
 
 namespace tessel {
 

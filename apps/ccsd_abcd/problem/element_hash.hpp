@@ -7,13 +7,7 @@
 
 #include <cstdint>
 
-#if !defined(TESSEL_HOST_DEVICE)
-#if defined(__CUDACC__)
-#define TESSEL_HOST_DEVICE __host__ __device__
-#else
-#define TESSEL_HOST_DEVICE
-#endif
-#endif
+#include "core/host_device.hpp"
 
 namespace tessel::abcd::element_hash {
 
