@@ -20,9 +20,9 @@ set(TESSEL_PUBLIC_HEADERS
   io/data_exchange.hpp io/png_writer.hpp
   partition/permutation.hpp partition/hilbert.hpp partition/kmeans_reorder.hpp
   partition/balanced_partition.hpp partition/process_grid.hpp partition/dist_setup.hpp
-  apps/xct/api.hpp apps/xct/reconstruct.hpp apps/xct/phantom.hpp
-  apps/spdnn/inference.hpp apps/spdnn/network.hpp apps/spdnn/generator.hpp
-  apps/spdnn/reference_inference.hpp
+  apps/xct/driver/api.hpp apps/xct/driver/reconstruct.hpp apps/xct/geometry/phantom.hpp
+  apps/spdnn/driver/inference.hpp apps/spdnn/network/network.hpp apps/spdnn/network/generator.hpp
+  apps/spdnn/reference/reference_inference.hpp
   apps/ccsd_abcd/executor/executor.hpp apps/ccsd_abcd/problem/problem.hpp
   apps/ccsd_abcd/problem/synthetic_generator.hpp apps/ccsd_abcd/problem/molecule_generator.hpp
   apps/ccsd_abcd/problem/problem_file.hpp

@@ -2,9 +2,9 @@
 // 1024 neurons) on generated images, checked against the reference inference.
 #include <cstdio>
 
-#include "apps/spdnn/generator.hpp"
-#include "apps/spdnn/inference.hpp"
-#include "apps/spdnn/reference_inference.hpp"
+#include "apps/spdnn/driver/inference.hpp"
+#include "apps/spdnn/network/generator.hpp"
+#include "apps/spdnn/reference/reference_inference.hpp"
 
 int main() try {
     // [spdnn]

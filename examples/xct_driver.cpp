@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "apps/xct/reconstruct.hpp"
+#include "apps/xct/driver/reconstruct.hpp"
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);

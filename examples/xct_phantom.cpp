@@ -1,9 +1,9 @@
 // docs/api.md, xct on arrays: the line integrals of the Shepp-Logan phantom, reconstructed by
-// CGLS (apps/xct/api.hpp); fails unless the image is within 20 dB PSNR of the phantom.
+// CGLS (apps/xct/driver/api.hpp); fails unless the image is within 20 dB PSNR of the phantom.
 #include <cstdio>
 
-#include "apps/xct/api.hpp"
-#include "apps/xct/phantom.hpp"
+#include "apps/xct/driver/api.hpp"
+#include "apps/xct/geometry/phantom.hpp"
 
 int main() try {
     // [xct-array]

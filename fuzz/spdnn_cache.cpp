@@ -3,8 +3,8 @@
 // reaches the checks of sizes, offsets, columns, local indices and the order).
 #include <cstdint>
 
-#include "apps/spdnn/cache.hpp"
-#include "apps/spdnn/tiled_cache.hpp"
+#include "apps/spdnn/io/cache.hpp"
+#include "apps/spdnn/io/tiled_cache.hpp"
 #include "core/error.hpp"
 #include "fuzz/fuzz_file.hpp"
 

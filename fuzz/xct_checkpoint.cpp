@@ -2,7 +2,7 @@
 // run indexes nothing that validate_checkpoint has not checked. Only tessel::Error may leave.
 #include <cstdint>
 
-#include "apps/xct/checkpoint.hpp"
+#include "apps/xct/io/checkpoint.hpp"
 #include "core/error.hpp"
 #include "fuzz/fuzz_file.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "apps/xct/operator_cache_file.hpp"
+#include "apps/xct/cache/operator_cache_file.hpp"
 #include "core/formats/tiled_ell_check.hpp"
 #include "fuzz/fuzz_file.hpp"
 

@@ -2,7 +2,7 @@
 // reads nothing that FinishedSlices::open has not checked. Only tessel::Error may leave.
 #include <cstdint>
 
-#include "apps/xct/finished_slices.hpp"
+#include "apps/xct/io/finished_slices.hpp"
 #include "core/error.hpp"
 #include "fuzz/fuzz_file.hpp"
 #include "io/hdf5_file.hpp"

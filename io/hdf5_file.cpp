@@ -239,6 +239,15 @@ File File::open(const std::string& path) {
     return File(path, id, nullptr);
 }
 
+bool File::is_hdf5(const std::string& path) {
+    silence_hdf5();
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec)) return false;
+    const bool yes = H5Fis_hdf5(path.c_str()) > 0;
+    H5Eclear2(H5E_DEFAULT);
+    return yes;
+}
+
 File File::create_in_place(const std::string& path) {
     silence_hdf5();
     check_writable(path, "");

@@ -53,6 +53,9 @@ public:
     /// Opens an existing file read-only. Throws InvalidInput "file: cannot open: ..." or
     /// "file: not an HDF5 file", Hdf5Error when HDF5 fails.
     static File open(const std::string& path);
+    /// Whether `path` is an HDF5 file (its signature, as H5Fis_hdf5 finds it); false for a
+    /// missing or unreadable file.
+    static bool is_hdf5(const std::string& path);
     /// Creates a new file under a temporary name next to `path`; commit() renames it onto
     /// `path` (replacing an old file). Destroyed without commit(), nothing is left behind.
     /// Throws Hdf5Error.

@@ -236,9 +236,10 @@ Coo<V, I> read_matrix_market(const std::string& path) {
 template <typename V, typename I>
 Csr<V, I> read_matrix_market_csr(const std::string& path) {
     const auto coo = read_matrix_market<V, I>(path);
-    // A 3-line file may declare 2e9 x 2e9: its row pointers alone are 16 GB.
+    // A 3-line file may declare 2e9 x 2e9: csr_from_coo's row counts, insertion points and row
+    // pointers (3 x 8 bytes a row) are 48 GB, beside the COO and the CSR's entries.
     app::require_memory(path, "the CSR matrix of " + std::to_string(coo.rows) + " x " + std::to_string(coo.cols),
-                        8.0 * double(coo.rows + 1) + double(coo.values.size()) * double(sizeof(V) + sizeof(I)));
+                        24.0 * double(coo.rows + 1) + 2.0 * double(coo.values.size()) * double(sizeof(V) + 2 * sizeof(I)));
     return csr_from_coo(coo, path);
 }
 

@@ -52,12 +52,9 @@ int run_typed(const Args& a, MPI_Comm comm) {
     const RunSetup setup = choose_backend_and_budget(a, problem, comm);
     if (!apply_tiling_options<T>(a, problem, setup, comm, say)) return 0;
 
-    const InspectorRun inspected = run_inspector(problem, setup.inspector, comm);
-    const Plan& plan = inspected.plan;
-    phases.add("inspector", inspected.seconds);
-    if (say) print_plan(a, problem, plan, setup, ranks);
     Metrics metrics("tessel-abcd");
-    describe_plan_in_metrics(metrics.json(), problem, plan, inspected.seconds, ranks);
+    const InspectorRun inspected = plan_step(a, problem, setup, phases, metrics.json(), comm, say);
+    const Plan& plan = inspected.plan;
     if (a.plan_only) {
         metrics.set_phases(phases);
         if (rank == 0 && !a.metrics.empty()) metrics.write(a.metrics);
@@ -65,15 +62,7 @@ int run_typed(const Args& a, MPI_Comm comm) {
     }
 
     const DgemmReference dgemm = measure_dgemm_reference(a, problem, setup.backend, ranks * setup.inspector.devices, comm, say);
-    // A: this rank's own tiles (2D-cyclic), made before the timed executor.
-    t.restart();
-    TileStore<T> a_tiles = collective(comm, [&] { return make_local_a<T>(problem, plan.grid, rank); });
-    phases.add("generate_a", t.seconds());
-    const ExecutorRun<T> run = run_executor<T>(a, problem, plan, a_tiles, setup, comm);
-    phases.add("executor", run.seconds);
-    a_tiles.clear();
-    const ExecutorTotals totals = sum_over_ranks(run.result, run.seconds, plan, comm);
-    print_executor(a, run.result, totals, plan, run.seconds, dgemm, setup.backend, rank, say);
+    const auto [run, totals] = generate_a_and_execute<T>(a, problem, plan, setup, dgemm, phases, comm, say);
 
     const CheckedResult checked = verify_and_write<T>(a, problem, plan, run.c_owned, totals.flops, comm, say);
     record_results(metrics.json(), a, run.result, run.seconds, totals, plan, dgemm, setup.backend, checked);

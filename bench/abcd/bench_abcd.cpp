@@ -16,19 +16,19 @@
 
 #include "apps/ccsd_abcd/advice/dgemm_rate.hpp"
 #include "apps/ccsd_abcd/executor/executor.hpp"
+#include "apps/ccsd_abcd/executor/tile_memory.hpp"
 #include "apps/ccsd_abcd/inspector/inspector.hpp"
 #include "apps/ccsd_abcd/problem/molecule_generator.hpp"
 #include "apps/ccsd_abcd/problem/problem_file.hpp"
-#include "apps/ccsd_abcd/results/result_gather.hpp"
 #include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
-#include "apps/ccsd_abcd/executor/tile_memory.hpp"
+#include "apps/ccsd_abcd/results/result_gather.hpp"
 #include "core/app/byte_size.hpp"
 #include "core/app/run_mpi_app.hpp"
 #include "core/error.hpp"
 #include "core/kernels/gemm_kernels.hpp"
-#include "io/atomic_output.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"
+#include "io/atomic_output.hpp"
 
 #ifdef TESSEL_BENCH_HAVE_DBCSR
 #include <dbcsr.h>

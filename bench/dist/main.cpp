@@ -16,10 +16,10 @@
 #include <thread>
 #include <vector>
 
-#include "core/app/cli_checks.hpp"
 #include "bench/common/cpu_load.hpp"
 #include "bench/common/table.hpp"
 #include "bench/dist/bench_matrix.hpp"
+#include "core/app/cli_checks.hpp"
 #include "core/comm/cuda_aware.hpp"
 #include "core/comm/mpi_check.hpp"
 #include "core/comm/topology.hpp"

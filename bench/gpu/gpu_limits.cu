@@ -13,10 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/common/table.hpp"
-#include "core/cuda/device_buffer.hpp"
-#include "core/cuda/device_code.hpp"
-#include "core/cuda/pinned_buffer.hpp"
-#include "core/cuda/stream.hpp"
+#include "core/cuda/runtime/device_buffer.hpp"
+#include "core/cuda/runtime/device_code.hpp"
+#include "core/cuda/runtime/pinned_buffer.hpp"
+#include "core/cuda/runtime/stream.hpp"
 #include "core/kernels/gemm_kernels.hpp"
 
 using namespace tessel;

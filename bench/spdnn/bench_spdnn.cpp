@@ -15,11 +15,11 @@ extern "C" {
 #include <string>
 #include <vector>
 
-#include "apps/spdnn/cache.hpp"
-#include "apps/spdnn/inference.hpp"
-#include "apps/spdnn/layer_weights.hpp"
-#include "apps/spdnn/network.hpp"
-#include "apps/spdnn/report.hpp"
+#include "apps/spdnn/driver/inference.hpp"
+#include "apps/spdnn/driver/report.hpp"
+#include "apps/spdnn/io/cache.hpp"
+#include "apps/spdnn/network/layer_weights.hpp"
+#include "apps/spdnn/network/network.hpp"
 #include "core/error.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"

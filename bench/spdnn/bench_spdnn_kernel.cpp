@@ -7,9 +7,9 @@
 #include <cstdio>
 #include <random>
 
-#include "apps/spdnn/fused_layer_kernels.hpp"
-#include "apps/spdnn/generator.hpp"
-#include "apps/spdnn/layer_weights.hpp"
+#include "apps/spdnn/engines/fused_layer_kernels.hpp"
+#include "apps/spdnn/network/generator.hpp"
+#include "apps/spdnn/network/layer_weights.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"

@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "core/app/cli_checks.hpp"
 #include "bench/common/cpu_load.hpp"
 #include "bench/common/input_matrix.hpp"
 #include "bench/common/table.hpp"
 #include "bench/spgemm/peers.hpp"
+#include "core/app/cli_checks.hpp"
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spgemm.hpp"

@@ -17,15 +17,16 @@
 #include <string>
 #include <vector>
 
-#include "core/app/cli_checks.hpp"
 #include "bench/common/cpu_load.hpp"
-#include "core/app/machine.hpp"
 #include "bench/common/stream.hpp"
 #include "bench/common/table.hpp"
 #include "bench/spmm/check.hpp"
 #include "bench/spmm/kernels.hpp"
 #include "bench/spmm/matrices.hpp"
 #include "bench/spmm/peers.hpp"
+#include "core/app/cli_checks.hpp"
+#include "core/app/machine.hpp"
+#include "core/app/memory_check.hpp"
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spmm_kernels.hpp"
@@ -297,6 +298,9 @@ void Benchmark::run_k(const Csr<V, Index>& a, const std::string& label,
                       const std::vector<double>& row_scale) {
     const double mads = double(a.nnz()) * double(k);
     const bool small = mads <= reference_limit;
+    // B, C, the trusted result and a kernel's own copy: checked before any is allocated.
+    app::require_memory(label, "B and C with K = " + std::to_string(k),
+                        (double(a.cols()) + 3.0 * double(a.rows())) * double(k) * sizeof(V));
     const DenseMatrix<V> b = generate::random_dense<V>(a.cols(), k, Layout::row_major, 42);
     double b_max = 0;
     for (size_type e = 0; e < b.size(); ++e) b_max = std::max(b_max, std::fabs(double(b.data()[e])));

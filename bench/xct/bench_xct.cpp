@@ -21,12 +21,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/xct/column_ops.hpp"
-#include "apps/xct/memory_estimate.hpp"
-#include "apps/xct/phantom.hpp"
-#include "apps/xct/projector.hpp"
-#include "apps/xct/solver.hpp"
-#include "apps/xct/system_matrix.hpp"
+#include "apps/xct/driver/memory_estimate.hpp"
+#include "apps/xct/geometry/phantom.hpp"
+#include "apps/xct/operator/projector.hpp"
+#include "apps/xct/operator/system_matrix.hpp"
+#include "apps/xct/solvers/column_ops.hpp"
+#include "apps/xct/solvers/solver.hpp"
 #include "bench/common/cpu_load.hpp"
 #include "bench/common/stream.hpp"
 #include "bench/common/table.hpp"

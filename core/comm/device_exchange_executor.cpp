@@ -5,8 +5,8 @@
 #include <string>
 
 #include "core/comm/row_sum_table.hpp"
-#include "core/cuda/row_sums.hpp"
-#include "core/cuda/transfer.hpp"
+#include "core/cuda/kernels/row_sums.hpp"
+#include "core/cuda/runtime/transfer.hpp"
 #include "core/error.hpp"
 
 namespace tessel::comm {

@@ -14,7 +14,7 @@
 #include "core/comm/cuda_aware.hpp"
 #include "core/comm/exchange_executor.hpp"
 #include "core/cuda/device_spmm.hpp"
-#include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/runtime/pinned_buffer.hpp"
 
 namespace tessel::comm {
 

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "core/cuda/device_buffer.hpp"
+#include "core/cuda/runtime/device_buffer.hpp"
 #include "core/formats/csr.hpp"
 #include "core/formats/tiled_ell.hpp"
 #include "core/types.hpp"

@@ -1,10 +1,10 @@
 // Device-resident SpMM for applications: C := epilogue(A·B) on device pointers with an optional
 // stream, for CSR (warp per row, merge, cuSPARSE) and tiled ELL (forward and transposed). The
-// operands come from core/cuda/device_buffer.hpp and device_formats.hpp; streams and timers
-// from core/cuda/stream.hpp (all included here, as the kernels are used with them).
+// operands come from core/cuda/runtime/device_buffer.hpp and device_formats.hpp; streams and timers
+// from core/cuda/runtime/stream.hpp (all included here, as the kernels are used with them).
 //
 // Only in builds with the CUDA backend (tessel_core then defines TESSEL_HAVE_CUDA). Every
-// call reports failures as tessel::CudaError (core/cuda/cuda_check.hpp). Dense operands are
+// call reports failures as tessel::CudaError (core/cuda/runtime/cuda_check.hpp). Dense operands are
 // DenseView objects whose `data` is a device pointer; they must be row-major, any leading
 // dimension, and B must not overlap C. Kernels are enqueued on `stream` and return without
 // waiting for it.
@@ -21,10 +21,10 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/cuda/cuda_check.hpp"
-#include "core/cuda/device_buffer.hpp"
 #include "core/cuda/device_formats.hpp"
-#include "core/cuda/stream.hpp"
+#include "core/cuda/runtime/cuda_check.hpp"
+#include "core/cuda/runtime/device_buffer.hpp"
+#include "core/cuda/runtime/stream.hpp"
 #include "core/dense.hpp"
 #include "core/formats/csr.hpp"
 #include "core/formats/tiled_ell.hpp"

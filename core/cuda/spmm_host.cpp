@@ -1,7 +1,7 @@
 // Host-level CUDA SpMM entry points: upload A and B, run the device kernel, download C.
-#include "core/cuda/spmm_launch.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/cuda/entry_points.hpp"
+#include "core/cuda/kernels/spmm_launch.hpp"
 #include "core/instantiate.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 

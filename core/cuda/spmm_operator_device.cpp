@@ -5,7 +5,7 @@
 #include <cstring>
 
 #include "core/cuda/device_spmm.hpp"
-#include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/runtime/pinned_buffer.hpp"
 #include "core/instantiate.hpp"
 #include "core/kernels/spmm.hpp"
 #include "core/operator/spmm_operator.hpp"
@@ -66,6 +66,15 @@ void download_result(cuda::PinnedBuffer<V>& out_stage, const cuda::DeviceDense<V
     copy_rows(DenseView<const V>(c_stage), c);
 }
 
+// Host operands: B up through the pinned stage, the product on the device copies, C back down.
+template <typename V, typename Device, typename Product>
+void through_staging(Device& d, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep, cudaStream_t stream,
+                     Product&& product) {
+    upload_operands(d.in_stage, d.out_stage, d.in, d.out, b, c, ep.reads_output(), stream);
+    product(d.in.view(), d.out.view());
+    download_result(d.out_stage, d.out, c, stream);
+}
+
 }  // namespace
 
 template <typename V, typename I>
@@ -89,12 +98,8 @@ void SpmmOperator<V, I>::multiply_on_device(DenseView<const V> b, DenseView<V> c
     auto stream = static_cast<cudaStream_t>(stream_ptr);
     if (c.rows == 0 || c.cols == 0) return;
     Device& d = *device_;
-    if (host_operands) {
-        upload_operands(d.in_stage, d.out_stage, d.in, d.out, b, c, ep.reads_output(), stream);
-        multiply_on_device(d.in.view(), d.out.view(), ep, stream_ptr, false);
-        download_result(d.out_stage, d.out, c, stream);
-        return;
-    }
+    if (host_operands)
+        return through_staging(d, b, c, ep, stream, [&](auto in, auto out) { multiply_on_device(in, out, ep, stream_ptr, false); });
     if (format_ == SparseFormat::tiled_ell) {
         // The cuda kernel takes register factors 4..32; others (cpu's 1, 2, 12, 64) choose.
         const int r = config_.register_factor;
@@ -113,12 +118,9 @@ void SpmmOperator<V, I>::multiply_transposed_on_device(DenseView<const V> b, Den
     auto stream = static_cast<cudaStream_t>(stream_ptr);
     if (c.rows == 0 || c.cols == 0) return;
     Device& d = *device_;
-    if (host_operands) {
-        upload_operands(d.in_stage, d.out_stage, d.in, d.out, b, c, ep.reads_output(), stream);
-        multiply_transposed_on_device(d.in.view(), d.out.view(), ep, stream_ptr, false);
-        download_result(d.out_stage, d.out, c, stream);
-        return;
-    }
+    if (host_operands)
+        return through_staging(d, b, c, ep, stream,
+                               [&](auto in, auto out) { multiply_transposed_on_device(in, out, ep, stream_ptr, false); });
     cuda::device::spmm_tiled_ell_transposed(d.tiled, b, c, ep, stream);
 }
 

@@ -1,6 +1,6 @@
 // Stand-ins for the CUDA backend in builds without it: every device entry point of core (SpMM,
 // SpGEMM, GEMM, the backprojection, the operator's device half) throws NotCompiled, generated
-// from the lists of core/cuda/entry_points.hpp where the entry points are templates.
+// from the lists of core/cuda/entry_points.hpp.
 #include "core/cuda/entry_points.hpp"
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
@@ -38,35 +38,16 @@ GemmHandle& GemmHandle::operator=(GemmHandle&& other) noexcept {
     other.handle_ = nullptr;
     return *this;
 }
-void gemm(GemmHandle&, size_type, size_type, size_type, double, const double*, size_type, const double*, size_type,
-          double, double*, size_type) {
-    not_compiled("cuda::gemm");
-}
-void gemm(GemmHandle&, size_type, size_type, size_type, float, const float*, size_type, const float*, size_type, float,
-          float*, size_type) {
-    not_compiled("cuda::gemm");
-}
-void gemm_batched(GemmHandle&, size_type, size_type, size_type, double, const double* const*, size_type,
-                  const double* const*, size_type, double, double* const*, size_type, size_type) {
-    not_compiled("cuda::gemm_batched");
-}
-void gemm_batched(GemmHandle&, size_type, size_type, size_type, float, const float* const*, size_type,
-                  const float* const*, size_type, float, float* const*, size_type, size_type) {
-    not_compiled("cuda::gemm_batched");
-}
 
-template <>
-void backproject(DenseView<const float>, const ParallelBeam&, DenseView<float>) {
-    not_compiled("cuda::backproject");
-}
-template <>
-void backproject(DenseView<const double>, const ParallelBeam&, DenseView<double>) {
-    not_compiled("cuda::backproject");
-}
+TESSEL_CUDA_BACKPROJECTION_ENTRY_POINTS(TESSEL_CUDA_STUB_ENTRY, float)
+TESSEL_CUDA_BACKPROJECTION_ENTRY_POINTS(TESSEL_CUDA_STUB_ENTRY, double)
 
 }  // namespace tessel::cuda
 
 namespace tessel {
+
+TESSEL_CUDA_GEMM_ENTRY_POINTS(TESSEL_CUDA_STUB_FUNCTION, float)
+TESSEL_CUDA_GEMM_ENTRY_POINTS(TESSEL_CUDA_STUB_FUNCTION, double)
 
 // The operator's cuda half: never reached (resolve_backend refuses cuda first), but defined.
 template <typename V, typename I>
@@ -75,19 +56,7 @@ template <typename V, typename I>
 void SpmmOperator<V, I>::DeviceDeleter::operator()(Device* d) const {
     delete d;
 }
-template <typename V, typename I>
-void SpmmOperator<V, I>::make_device() {
-    cuda::not_compiled("SpmmOperator on cuda");
-}
-template <typename V, typename I>
-void SpmmOperator<V, I>::multiply_on_device(DenseView<const V>, DenseView<V>, const Epilogue<V>&, void*, bool) {
-    cuda::not_compiled("SpmmOperator::multiply_device");
-}
-template <typename V, typename I>
-void SpmmOperator<V, I>::multiply_transposed_on_device(DenseView<const V>, DenseView<V>, const Epilogue<V>&, void*,
-                                                       bool) {
-    cuda::not_compiled("SpmmOperator::multiply_transposed");
-}
+TESSEL_CUDA_OPERATOR_ENTRY_POINTS(TESSEL_CUDA_STUB_OPERATOR_MEMBER, V, I)
 
 #define TESSEL_INSTANTIATE(V, I) template class SpmmOperator<V, I>;
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)

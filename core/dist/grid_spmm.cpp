@@ -57,6 +57,15 @@ void GridSpmm<V, I>::local_spmm(const Csr<V, I>& a, DenseView<const V> b, DenseV
     tessel::spmm(a, b, c, Epilogue<V>{}, options_.backend);
 }
 
+template <typename V, typename I>
+std::vector<size_type> GridSpmm<V, I>::stage_nnz_along_row() const {
+    const int stages = static_cast<int>(layout_.col_offsets.size()) - 1;
+    std::vector<long long> counts(stages, 0);
+    for (std::size_t b = 0; b < a_.size(); ++b) counts[j_ + b * layout_.grid_cols] = a_[b].nnz();
+    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, counts.data(), stages, MPI_LONG_LONG, MPI_SUM, row_comm_.get()));
+    return {counts.begin(), counts.end()};
+}
+
 #define TESSEL_INSTANTIATE(V, I) template class GridSpmm<V, I>;
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE

@@ -15,9 +15,7 @@ Spmm15dA<V, I>::Spmm15dA(MPI_Comm comm, const comm::Topology& topology, DistLayo
 
 template <typename V, typename I>
 void Spmm15dA<V, I>::multiply(const DenseBlocks<V>& b, DenseBlocks<V>& c) {
-    this->prepare(b, c);
-    const auto& l = this->layout_;
-    const int r = l.grid_rows, cc = l.grid_cols, i = this->i_, j = this->j_;
+    const auto [l, r, cc, i, j] = this->start(b, c);
     const size_type k = l.k;
     const MPI_Datatype type = comm::mpi_datatype<V>();
     const auto& co = l.col_offsets;

@@ -29,14 +29,14 @@ Spmm2dAAsync<V, I>::Spmm2dAAsync(MPI_Comm comm, const comm::Topology& topology, 
     const auto& l = this->layout_;
     const int r = l.grid_rows, cc = l.grid_cols, i = this->i_, j = this->j_;
     const int stages = static_cast<int>(l.k_offsets.size()) - 1;
-    const size_type n_j = l.col_offsets[j + 1] - l.col_offsets[j];
-    const size_type m_i = l.row_offsets[i + 1] - l.row_offsets[i];
+    const size_type n_j = extent(l.col_offsets, j);
+    const size_type m_i = extent(l.row_offsets, i);
     // B(j, s) sits at (s mod r, j) after the blocks s' ≡ s (mod r), s' < s; likewise C(i, s).
     b_offset_.assign(stages, 0);
     c_offset_.assign(stages, 0);
     for (int s = 0; s < stages; ++s) {
-        for (int t = s % r; t < s; t += r) b_offset_[s] += n_j * (l.k_offsets[t + 1] - l.k_offsets[t]);
-        for (int t = s % cc; t < s; t += cc) c_offset_[s] += m_i * (l.k_offsets[t + 1] - l.k_offsets[t]);
+        for (int t = s % r; t < s; t += r) b_offset_[s] += n_j * extent(l.k_offsets, t);
+        for (int t = s % cc; t < s; t += cc) c_offset_[s] += m_i * extent(l.k_offsets, t);
     }
     b_win_ = comm::Window<V>(this->comm_.get(), total_elements(this->b_ranges_));
     c_win_ = comm::Window<V>(this->comm_.get(), total_elements(this->c_ranges_));
@@ -44,13 +44,10 @@ Spmm2dAAsync<V, I>::Spmm2dAAsync(MPI_Comm comm, const comm::Topology& topology, 
 
 template <typename V, typename I>
 void Spmm2dAAsync<V, I>::multiply(const DenseBlocks<V>& b, DenseBlocks<V>& c) {
-    this->prepare(b, c);
-    const auto& l = this->layout_;
-    const int r = l.grid_rows, cc = l.grid_cols, i = this->i_, j = this->j_;
+    const auto [l, r, cc, i, j] = this->start(b, c);
     const int stages = static_cast<int>(l.k_offsets.size()) - 1;
     const MPI_Datatype type = comm::mpi_datatype<V>();
-    const size_type n_j = l.col_offsets[j + 1] - l.col_offsets[j];
-    const size_type m_i = l.row_offsets[i + 1] - l.row_offsets[i];
+    const size_type n_j = extent(l.col_offsets, j), m_i = extent(l.row_offsets, i);
     const size_type value_bytes = static_cast<size_type>(sizeof(V));
 
     comm::LockAll b_epoch(b_win_.get()), c_epoch(c_win_.get());
@@ -70,7 +67,7 @@ void Spmm2dAAsync<V, I>::multiply(const DenseBlocks<V>& b, DenseBlocks<V>& c) {
     auto stage_of = [&](int t) { return (t + i + j) % stages; };
     auto fetch = [&](int t) {
         const int s = stage_of(t), owner_i = s % r;
-        const size_type count = n_j * (l.k_offsets[s + 1] - l.k_offsets[s]);
+        const size_type count = n_j * extent(l.k_offsets, s);
         auto& buf = fetched[t % 2];
         buf.resize(static_cast<std::size_t>(count));
         const int owner = this->cell(owner_i, j);
@@ -89,7 +86,7 @@ void Spmm2dAAsync<V, I>::multiply(const DenseBlocks<V>& b, DenseBlocks<V>& c) {
     }
     for (int t = 0; t < stages; ++t) {
         const int s = stage_of(t);
-        const size_type ks = l.k_offsets[s + 1] - l.k_offsets[s];
+        const size_type ks = extent(l.k_offsets, s);
         {
             auto timing = this->times_.scope("comm");
             TESSEL_MPI_CHECK(MPI_Wait(&get_req[t % 2], MPI_STATUS_IGNORE));

@@ -18,15 +18,10 @@ Spmm2dCAsync<V, I>::Spmm2dCAsync(MPI_Comm comm, const comm::Topology& topology, 
     const auto& l = this->layout_;
     const int r = l.grid_rows, cc = l.grid_cols, i = this->i_, j = this->j_;
     const int stages = static_cast<int>(l.col_offsets.size()) - 1;
-    const size_type m_i = l.row_offsets[i + 1] - l.row_offsets[i];
-    const size_type k_j = l.k_offsets[j + 1] - l.k_offsets[j];
+    const size_type m_i = extent(l.row_offsets, i);
+    const size_type k_j = extent(l.k_offsets, j);
 
-    // Nonzeros of A(i, s) for every stage, shared along the process row.
-    std::vector<long long> counts(stages, 0);
-    for (std::size_t b = 0; b < this->a_.size(); ++b) counts[j + b * cc] = this->a_[b].nnz();
-    TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, counts.data(), stages, MPI_LONG_LONG, MPI_SUM,
-                                   this->row_comm_.get()));
-    stage_nnz_.assign(counts.begin(), counts.end());
+    stage_nnz_ = this->stage_nnz_along_row();
     ptr_offset_.assign(stages, 0);
     nz_offset_.assign(stages, 0);
     b_offset_.assign(stages, 0);
@@ -35,7 +30,7 @@ Spmm2dCAsync<V, I>::Spmm2dCAsync(MPI_Comm comm, const comm::Topology& topology, 
             ptr_offset_[s] += m_i + 1;
             nz_offset_[s] += stage_nnz_[t];
         }
-        for (int t = s % r; t < s; t += r) b_offset_[s] += (l.col_offsets[t + 1] - l.col_offsets[t]) * k_j;
+        for (int t = s % r; t < s; t += r) b_offset_[s] += extent(l.col_offsets, t) * k_j;
     }
 
     size_type ptr_total = 0, nz_total = 0, b_total = 0;
@@ -66,12 +61,9 @@ Spmm2dCAsync<V, I>::Spmm2dCAsync(MPI_Comm comm, const comm::Topology& topology, 
 
 template <typename V, typename I>
 void Spmm2dCAsync<V, I>::multiply(const DenseBlocks<V>& b, DenseBlocks<V>& c) {
-    this->prepare(b, c);
-    const auto& l = this->layout_;
-    const int r = l.grid_rows, cc = l.grid_cols, i = this->i_, j = this->j_;
+    const auto [l, r, cc, i, j] = this->start(b, c);
     const int stages = static_cast<int>(l.col_offsets.size()) - 1;
-    const size_type m_i = l.row_offsets[i + 1] - l.row_offsets[i];
-    const size_type k_j = l.k_offsets[j + 1] - l.k_offsets[j];
+    const size_type m_i = extent(l.row_offsets, i), k_j = extent(l.k_offsets, j);
 
     comm::LockAll ptr_epoch(ptr_win_.get()), col_epoch(col_win_.get()), val_epoch(val_win_.get()),
         b_epoch(b_win_.get());
@@ -113,7 +105,7 @@ void Spmm2dCAsync<V, I>::multiply(const DenseBlocks<V>& b, DenseBlocks<V>& c) {
         get(f.col, col_win_, a_owner, nz_offset_[s], stage_nnz_[s], f.req[1]);
         get(f.val, val_win_, a_owner, nz_offset_[s], stage_nnz_[s], f.req[2]);
         get(f.b, b_win_, b_owner, b_offset_[s],
-            (l.col_offsets[s + 1] - l.col_offsets[s]) * k_j, f.req[3]);
+            extent(l.col_offsets, s) * k_j, f.req[3]);
     };
 
     auto& cb = c.blocks[0];
@@ -131,7 +123,7 @@ void Spmm2dCAsync<V, I>::multiply(const DenseBlocks<V>& b, DenseBlocks<V>& c) {
             TESSEL_MPI_CHECK(MPI_Waitall(4, f.req.data(), MPI_STATUSES_IGNORE));
             if (t + 1 < stages) fetch(t + 1);
         }
-        const size_type n_s = l.col_offsets[s + 1] - l.col_offsets[s];
+        const size_type n_s = extent(l.col_offsets, s);
         const Csr<V, I> a_stage(m_i, n_s, f.ptr, f.col, f.val, "2d-c-async stage block");
         this->local_spmm(a_stage, DenseView<const V>(f.b.data(), n_s, k_j), part.view());
         for (size_type e = 0; e < cb.size(); ++e) cb.data()[e] += part.data()[e];

@@ -4,7 +4,7 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
-#include "apps/spdnn/inference.hpp"
+#include "apps/spdnn/driver/inference.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
 

@@ -1,5 +1,5 @@
 // tessel._xct_reconstruct (CGLS, SIRT, FBP), _xct_project, _xct_normalize and
-// _xct_find_center over numpy arrays (xct's in-memory API, apps/xct/api.hpp, and the beamline
+// _xct_find_center over numpy arrays (xct's in-memory API, apps/xct/driver/api.hpp, and the beamline
 // steps tessel-xct runs on Data Exchange input). Results are allocated here and written in
 // place; the GIL is released while tessel computes.
 #include <pybind11/numpy.h>
@@ -8,12 +8,12 @@
 
 #include <optional>
 
-#include "apps/xct/api.hpp"
-#include "apps/xct/center_finding.hpp"
-#include "apps/xct/fbp_filter.hpp"
-#include "io/data_exchange.hpp"
+#include "apps/xct/driver/api.hpp"
+#include "apps/xct/fbp/fbp_filter.hpp"
+#include "apps/xct/preprocessing/center_finding.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
+#include "io/data_exchange.hpp"
 
 namespace tessel::python {
 

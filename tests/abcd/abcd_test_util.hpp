@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "apps/ccsd_abcd/results/dense_verification.hpp"
 #include "apps/ccsd_abcd/executor/executor.hpp"
 #include "apps/ccsd_abcd/inspector/inspector.hpp"
 #include "apps/ccsd_abcd/problem/problem.hpp"
+#include "apps/ccsd_abcd/results/dense_verification.hpp"
 #include "io/hdf5_file.hpp"
 
 namespace tessel::abcd::test {

@@ -16,8 +16,8 @@
 
 #if defined(TESSEL_HAVE_CUDA)
 #include "apps/ccsd_abcd/executor/b_tile_kernels.hpp"
-#include "core/cuda/device_buffer.hpp"
-#include "core/cuda/stream.hpp"
+#include "core/cuda/runtime/device_buffer.hpp"
+#include "core/cuda/runtime/stream.hpp"
 #endif
 
 using namespace tessel;

@@ -9,8 +9,8 @@
 #include <thread>
 
 #include "abcd_test_util.hpp"
-#include "apps/ccsd_abcd/results/result_gather.hpp"
 #include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
+#include "apps/ccsd_abcd/results/result_gather.hpp"
 
 using namespace tessel;
 using namespace tessel::abcd;
@@ -62,18 +62,24 @@ void check_grid(const Problem& p, const std::string& grid, size_type budget, boo
     }
 }
 
+// A synthetic problem's options: m x n, tiles of tile_min..tile_max, densities of A and B.
+SyntheticOptions synthetic(size_type m, size_type n, size_type tile_min, size_type tile_max, double density_a,
+                           double density_b, std::uint64_t seed) {
+    SyntheticOptions o;
+    o.m = m;
+    o.n = n;
+    o.tile_min = tile_min;
+    o.tile_max = tile_max;
+    o.density_a = density_a;
+    o.density_b = density_b;
+    o.seed = seed;
+    return o;
+}
+
 }  // namespace
 
 TEST_CASE("distributed executor on every grid equals the dense reference", "[abcd][mpi]") {
-    SyntheticOptions o;
-    o.m = 640;
-    o.n = 2000;
-    o.tile_min = 40;
-    o.tile_max = 170;
-    o.density_a = 0.4;
-    o.density_b = 0.15;
-    o.seed = 31;
-    const Problem p = synthetic_problem(o);
+    const Problem p = synthetic_problem(synthetic(640, 2000, 40, 170, 0.4, 0.15, 31));
     int ranks = 1;
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     for (const auto& grid : grids_for(ranks))
@@ -101,15 +107,7 @@ TEST_CASE("A tiles that arrive late, with two threads per rank: nobody waits on 
     // Rank 0 starts computing while the others hold back their A tiles: its second thread then
     // waits for tiles that only the master thread's MPI progress brings in, after the master
     // thread may have run out of tasks (the executor used to let it wait at the barrier: a hang).
-    SyntheticOptions o;
-    o.m = 800;
-    o.n = 2400;
-    o.tile_min = 24;
-    o.tile_max = 90;
-    o.density_a = 0.5;
-    o.density_b = 0.2;
-    o.seed = 77;
-    const Problem p = synthetic_problem(o);
+    const Problem p = synthetic_problem(synthetic(800, 2400, 24, 90, 0.5, 0.2, 77));
     MPI_Comm comm = MPI_COMM_WORLD;
     int rank = 0, ranks = 1;
     MPI_Comm_rank(comm, &rank);

@@ -6,8 +6,8 @@
 
 #include "abcd_test_util.hpp"
 #include "apps/ccsd_abcd/problem/problem_file.hpp"
-#include "apps/ccsd_abcd/results/result_file.hpp"
 #include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
+#include "apps/ccsd_abcd/results/result_file.hpp"
 #include "core/error.hpp"
 #include "io/hdf5_file.hpp"
 

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <limits>
 
-#include "apps/ccsd_abcd/results/dense_verification.hpp"
-#include "io/atomic_output.hpp"
-#include "apps/ccsd_abcd/problem/generator_size.hpp"
 #include "apps/ccsd_abcd/inspector/process_grid.hpp"
+#include "apps/ccsd_abcd/problem/generator_size.hpp"
+#include "apps/ccsd_abcd/results/dense_verification.hpp"
 #include "core/error.hpp"
 #include "core/timer.hpp"
+#include "io/atomic_output.hpp"
 
 using namespace tessel;
 using namespace tessel::abcd;

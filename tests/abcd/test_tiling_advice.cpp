@@ -9,13 +9,13 @@
 #include <limits>
 
 #include "abcd_test_util.hpp"
-#include "core/backend.hpp"
-#include "apps/ccsd_abcd/executor/executor.hpp"
 #include "apps/ccsd_abcd/advice/gemm_rate_table.hpp"
-#include "apps/ccsd_abcd/inspector/symbolic_product.hpp"
 #include "apps/ccsd_abcd/advice/tile_merge.hpp"
 #include "apps/ccsd_abcd/advice/tiling_advice.hpp"
 #include "apps/ccsd_abcd/advice/tiling_candidates.hpp"
+#include "apps/ccsd_abcd/executor/executor.hpp"
+#include "apps/ccsd_abcd/inspector/symbolic_product.hpp"
+#include "core/backend.hpp"
 
 using namespace tessel;
 using namespace tessel::abcd;

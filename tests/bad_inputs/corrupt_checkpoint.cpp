@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "apps/xct/checkpoint.hpp"
+#include "apps/xct/io/checkpoint.hpp"
 #include "core/error.hpp"
 
 int main(int argc, char** argv) {

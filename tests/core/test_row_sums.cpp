@@ -1,5 +1,5 @@
 // Row sums grouped by target (core/comm/row_sum_table.hpp) and the device kernels that use
-// them (core/cuda/row_sums.hpp): the same sums, bit for bit, as the exchange executor's loops.
+// them (core/cuda/kernels/row_sums.hpp): the same sums, bit for bit, as the exchange executor's loops.
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -11,7 +11,7 @@
 
 #if defined(TESSEL_HAVE_CUDA)
 #include "core/cuda/device_spmm.hpp"
-#include "core/cuda/row_sums.hpp"
+#include "core/cuda/kernels/row_sums.hpp"
 #endif
 
 using namespace tessel;

@@ -3,9 +3,9 @@
 
 #include <atomic>
 
-#include "core/cuda/device_code.hpp"
 #include "core/cuda/device_spmm.hpp"
-#include "core/cuda/pinned_buffer.hpp"
+#include "core/cuda/runtime/device_code.hpp"
+#include "core/cuda/runtime/pinned_buffer.hpp"
 
 namespace tessel::sim_test {
 

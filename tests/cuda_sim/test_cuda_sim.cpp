@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_spmm.hpp"
+#include "core/cuda/runtime/cuda_check.hpp"
 #include "tests/cuda_sim/sim_kernels.cuh"
 
 using namespace tessel;

@@ -17,12 +17,12 @@ file(REMOVE_RECURSE ${prefix} ${examples})
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
 
 # Only the public headers: internals (kernels' insides, cuda sources) stay out.
-foreach(internal core/cpu/register_tile.hpp core/cpu/tiled_ell_block.hpp core/cuda/spmm_launch.hpp)
+foreach(internal core/cpu/register_tile.hpp core/cpu/tiled_ell_block.hpp core/cuda/kernels/spmm_launch.hpp)
   if(EXISTS ${prefix}/include/tessel/${internal})
     message(FATAL_ERROR "internal header installed: include/tessel/${internal}")
   endif()
 endforeach()
-foreach(needed include/tessel/core/kernels/spmm.hpp include/tessel/core/operator/spmm_operator.hpp include/tessel/apps/xct/api.hpp
+foreach(needed include/tessel/core/kernels/spmm.hpp include/tessel/core/operator/spmm_operator.hpp include/tessel/apps/xct/driver/api.hpp
                lib/cmake/tessel/tesselConfig.cmake lib/cmake/tessel/tesselConfigVersion.cmake bin/tessel-xct)
   if(NOT EXISTS ${prefix}/${needed})
     message(FATAL_ERROR "not installed: ${needed}")

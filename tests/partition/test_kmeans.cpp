@@ -8,8 +8,8 @@
 #include "core/error.hpp"
 #include "partition/hilbert.hpp"
 #include "partition/kmeans_reorder.hpp"
-#include "tests/partition/hidden_blocks.hpp"
 #include "partition/tomography.hpp"
+#include "tests/partition/hidden_blocks.hpp"
 
 using namespace tessel;
 using namespace tessel::partition;

@@ -8,9 +8,9 @@
 
 #include "core/error.hpp"
 #include "partition/kmeans_reorder.hpp"
-#include "tests/partition/hidden_blocks.hpp"
 #include "partition/metis_reorder.hpp"
 #include "partition/tomography.hpp"
+#include "tests/partition/hidden_blocks.hpp"
 
 using namespace tessel;
 using namespace tessel::partition;

@@ -8,9 +8,9 @@
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "partition/balanced_partition.hpp"
+#include "partition/permutation.hpp"
 #include "partition/reduction_plan.hpp"
 #include "partition/tomography.hpp"
-#include "partition/permutation.hpp"
 
 using namespace tessel;
 using namespace tessel::partition;

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <string>
 
-#include "apps/spdnn/network.hpp"
+#include "apps/spdnn/network/network.hpp"
 
 namespace tessel::spdnn::test {
 

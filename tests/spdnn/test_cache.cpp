@@ -6,8 +6,8 @@
 #include <fstream>
 #include <thread>
 
-#include "apps/spdnn/cache.hpp"
-#include "apps/spdnn/generator.hpp"
+#include "apps/spdnn/io/cache.hpp"
+#include "apps/spdnn/network/generator.hpp"
 #include "core/error.hpp"
 #include "io/graph_challenge.hpp"
 #include "spdnn_test_util.hpp"

@@ -5,12 +5,12 @@
 
 #include <filesystem>
 
-#include "apps/spdnn/cache.hpp"
-#include "apps/spdnn/cache_stream.hpp"
-#include "apps/spdnn/generate_binary.hpp"
-#include "apps/spdnn/generator.hpp"
-#include "apps/spdnn/reference_inference.hpp"
-#include "apps/spdnn/reference_streamed.hpp"
+#include "apps/spdnn/driver/generate_binary.hpp"
+#include "apps/spdnn/io/cache.hpp"
+#include "apps/spdnn/io/cache_stream.hpp"
+#include "apps/spdnn/network/generator.hpp"
+#include "apps/spdnn/reference/reference_inference.hpp"
+#include "apps/spdnn/reference/reference_streamed.hpp"
 #include "core/error.hpp"
 #include "spdnn_test_util.hpp"
 

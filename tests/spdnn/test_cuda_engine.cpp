@@ -7,17 +7,17 @@
 #include <cmath>
 #include <numeric>
 
-#include "apps/spdnn/engine.hpp"
-#include "apps/spdnn/generator.hpp"
-#include "apps/spdnn/inference.hpp"
-#include "apps/spdnn/layer_weights.hpp"
+#include "apps/spdnn/driver/inference.hpp"
+#include "apps/spdnn/engines/engine.hpp"
+#include "apps/spdnn/network/generator.hpp"
+#include "apps/spdnn/network/layer_weights.hpp"
 #include "core/backend.hpp"
 
 #if defined(TESSEL_HAVE_CUDA)
 #include <random>
 
-#include "apps/spdnn/cuda_layer_kernels.hpp"
-#include "core/cuda/device_buffer.hpp"
+#include "apps/spdnn/engines/cuda_layer_kernels.hpp"
+#include "core/cuda/runtime/device_buffer.hpp"
 #endif
 
 using namespace tessel;

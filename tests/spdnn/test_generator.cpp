@@ -3,8 +3,8 @@
 
 #include <set>
 
-#include "apps/spdnn/generator.hpp"
-#include "apps/spdnn/reference_inference.hpp"
+#include "apps/spdnn/network/generator.hpp"
+#include "apps/spdnn/reference/reference_inference.hpp"
 #include "core/error.hpp"
 
 using namespace tessel;

@@ -5,13 +5,13 @@
 
 #include <random>
 
-#include "apps/spdnn/engine.hpp"
-#include "apps/spdnn/fused_layer_kernels.hpp"
-#include "apps/spdnn/generator.hpp"
-#include "apps/spdnn/inference.hpp"
-#include "apps/spdnn/layer_weights.hpp"
-#include "apps/spdnn/reference_inference.hpp"
-#include "apps/spdnn/tile_activations.hpp"
+#include "apps/spdnn/driver/inference.hpp"
+#include "apps/spdnn/engines/engine.hpp"
+#include "apps/spdnn/engines/fused_layer_kernels.hpp"
+#include "apps/spdnn/engines/tile_activations.hpp"
+#include "apps/spdnn/network/generator.hpp"
+#include "apps/spdnn/network/layer_weights.hpp"
+#include "apps/spdnn/reference/reference_inference.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 

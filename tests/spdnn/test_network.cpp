@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "apps/spdnn/cache.hpp"
-#include "apps/spdnn/inference.hpp"
-#include "apps/spdnn/network.hpp"
-#include "apps/spdnn/reference_inference.hpp"
+#include "apps/spdnn/driver/inference.hpp"
+#include "apps/spdnn/io/cache.hpp"
+#include "apps/spdnn/network/network.hpp"
+#include "apps/spdnn/reference/reference_inference.hpp"
 #include "core/error.hpp"
 #include "io/graph_challenge.hpp"
 #include "io/matrix_market.hpp"

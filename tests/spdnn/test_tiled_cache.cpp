@@ -3,12 +3,12 @@
 // options fall back to converting, and damaged layers are refused with exact messages.
 #include <catch2/catch.hpp>
 
-#include "apps/spdnn/cache.hpp"
-#include "apps/spdnn/generate_binary.hpp"
-#include "apps/spdnn/generator.hpp"
-#include "apps/spdnn/inference.hpp"
-#include "apps/spdnn/reference_inference.hpp"
-#include "apps/spdnn/tiled_cache.hpp"
+#include "apps/spdnn/driver/generate_binary.hpp"
+#include "apps/spdnn/driver/inference.hpp"
+#include "apps/spdnn/io/cache.hpp"
+#include "apps/spdnn/io/tiled_cache.hpp"
+#include "apps/spdnn/network/generator.hpp"
+#include "apps/spdnn/reference/reference_inference.hpp"
 #include "core/error.hpp"
 #include "io/hdf5_file.hpp"
 #include "spdnn_test_util.hpp"

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/xct/exchange_writer.hpp"
+#include "apps/xct/io/exchange_writer.hpp"
 #include "io/hdf5_file.hpp"
 
 namespace tessel::xct::test {
@@ -32,7 +32,7 @@ inline float line_integral(size_type row, size_type t, size_type x) {
     return 0.05f * float((row + 1) * (t + 2)) + 0.01f * float(x);
 }
 
-/// Writes the file with the pieces of apps/xct/exchange_writer.hpp, adding the defects; with
+/// Writes the file with the pieces of apps/xct/io/exchange_writer.hpp, adding the defects; with
 /// `sinogram` non-null the line integrals come from it instead (rows x num_theta x cols).
 inline void write_exchange(const std::string& path, const ExchangeSpec& s, const std::vector<float>* sinogram = nullptr) {
     auto f = io::File::create(path);

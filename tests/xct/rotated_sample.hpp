@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "apps/xct/exchange_writer.hpp"
+#include "apps/xct/io/exchange_writer.hpp"
 #include "io/hdf5_file.hpp"
 
 namespace tessel::xct::test {

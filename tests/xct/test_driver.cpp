@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <sstream>
 
-#include "apps/xct/checkpoint.hpp"
-#include "apps/xct/output.hpp"
-#include "apps/xct/phantom.hpp"
-#include "apps/xct/projector.hpp"
-#include "apps/xct/reconstruct.hpp"
+#include "apps/xct/driver/reconstruct.hpp"
+#include "apps/xct/geometry/phantom.hpp"
+#include "apps/xct/io/checkpoint.hpp"
+#include "apps/xct/io/output.hpp"
+#include "apps/xct/operator/projector.hpp"
 #include "exchange_fixture.hpp"
 #include "io/hdf5_file.hpp"
 #include "xct_test_util.hpp"

@@ -4,7 +4,7 @@
 
 #include <numeric>
 
-#include "apps/xct/finished_slices.hpp"
+#include "apps/xct/io/finished_slices.hpp"
 #include "xct_test_util.hpp"
 
 namespace tessel::xct::test {

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <numbers>
 
-#include "apps/xct/exchange_writer.hpp"
-#include "apps/xct/sinogram_source.hpp"
+#include "apps/xct/io/exchange_writer.hpp"
+#include "apps/xct/io/sinogram_source.hpp"
 #include "exchange_fixture.hpp"
 #include "io/data_exchange.hpp"
 #include "io/memxct_raw.hpp"

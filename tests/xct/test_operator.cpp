@@ -8,13 +8,13 @@
 #include <cmath>
 #include <random>
 
-#include "apps/xct/column_ops.hpp"
-#include "apps/xct/projector.hpp"
-#include "apps/xct/siddon.hpp"
-#include "apps/xct/system_matrix.hpp"
+#include "apps/xct/geometry/siddon.hpp"
+#include "apps/xct/operator/projector.hpp"
+#include "apps/xct/operator/system_matrix.hpp"
+#include "apps/xct/solvers/column_ops.hpp"
+#include "core/kernels/spmm_kernels.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 #include "tests/core/tiled_ell_oracle.hpp"
-#include "core/kernels/spmm_kernels.hpp"
 
 using namespace tessel;
 using namespace tessel::xct;

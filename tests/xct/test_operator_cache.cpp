@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "apps/xct/operator_cache.hpp"
+#include "apps/xct/cache/operator_cache.hpp"
 #include "tests/common/temp_dir.hpp"
 
 using namespace tessel;

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "apps/xct/phantom.hpp"
+#include "apps/xct/geometry/phantom.hpp"
 
 using namespace tessel;
 using namespace tessel::xct;

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "apps/xct/geometry.hpp"
-#include "apps/xct/siddon.hpp"
+#include "apps/xct/geometry/geometry.hpp"
+#include "apps/xct/geometry/siddon.hpp"
 
 using namespace tessel;
 using namespace tessel::xct;

@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "apps/xct/column_ops.hpp"
-#include "apps/xct/phantom.hpp"
-#include "apps/xct/projector.hpp"
-#include "apps/xct/solver.hpp"
+#include "apps/xct/geometry/phantom.hpp"
+#include "apps/xct/operator/projector.hpp"
+#include "apps/xct/solvers/column_ops.hpp"
+#include "apps/xct/solvers/solver.hpp"
 
 using namespace tessel;
 using namespace tessel::xct;

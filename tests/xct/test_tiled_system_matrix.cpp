@@ -4,8 +4,8 @@
 
 #include <omp.h>
 
-#include "apps/xct/system_matrix.hpp"
-#include "apps/xct/tiled_system_matrix.hpp"
+#include "apps/xct/operator/system_matrix.hpp"
+#include "apps/xct/operator/tiled_system_matrix.hpp"
 #include "core/error.hpp"
 #include "tests/core/tiled_ell_oracle.hpp"
 

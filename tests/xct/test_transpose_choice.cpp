@@ -1,8 +1,8 @@
 // --transpose auto: the predicted totals of the stored Aᵀ and the scatter kernel, and the pick.
 #include <catch2/catch.hpp>
 
-#include "apps/xct/system_matrix.hpp"
-#include "apps/xct/transpose_choice.hpp"
+#include "apps/xct/operator/system_matrix.hpp"
+#include "apps/xct/operator/transpose_choice.hpp"
 
 using namespace tessel;
 using namespace tessel::xct;

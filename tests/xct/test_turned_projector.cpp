@@ -7,9 +7,9 @@
 #include <numbers>
 #include <random>
 
-#include "apps/xct/projector.hpp"
-#include "apps/xct/turn_symmetry.hpp"
-#include "apps/xct/turned_projector.hpp"
+#include "apps/xct/operator/projector.hpp"
+#include "apps/xct/operator/turn_symmetry.hpp"
+#include "apps/xct/operator/turned_projector.hpp"
 #include "core/error.hpp"
 
 using namespace tessel;

@@ -24,15 +24,15 @@
 #include <utility>
 #include <vector>
 
-#include "apps/xct/operator_cache.hpp"
-#include "apps/xct/output.hpp"
-#include "apps/xct/phantom.hpp"
-#include "apps/xct/projector.hpp"
+#include "apps/xct/cache/operator_cache.hpp"
+#include "apps/xct/geometry/phantom.hpp"
+#include "apps/xct/io/output.hpp"
+#include "apps/xct/operator/projector.hpp"
 #include "exchange_fixture.hpp"
-#include "rotated_sample.hpp"
 #include "io/atomic_output.hpp"
 #include "io/data_exchange.hpp"
 #include "io/hdf5_file.hpp"
+#include "rotated_sample.hpp"
 
 using namespace tessel;
 using namespace tessel::xct;

@@ -7,10 +7,10 @@
 #include <array>
 #include <type_traits>
 
-#include "core/cuda/cuda_check.hpp"
 #include "core/cuda/device_spmm.hpp"
-#include "core/cuda/pinned_buffer.hpp"
-#include "core/cuda/transfer.hpp"
+#include "core/cuda/runtime/cuda_check.hpp"
+#include "core/cuda/runtime/pinned_buffer.hpp"
+#include "core/cuda/runtime/transfer.hpp"
 #include "core/kernels/gemm_kernels.hpp"
 #include "core/timer.hpp"
 

@@ -1,7 +1,7 @@
 // The device half of the cuda rate table (gemm_rate_table.hpp): cuBLAS GEMM rates by tile
 // shape and the copy rates between pinned host memory and device 0, measured as the cuda
 // executor (cuda_executor.cpp) meets them. Without CUDA in the build the function throws
-// NotCompiled (cuda_rates_stub.cpp).
+// NotCompiled (driver/cuda_stubs.cpp, from the list below).
 #pragma once
 
 #include <vector>
@@ -22,3 +22,7 @@ struct CudaRates {
 CudaRates measure_cuda_rates(bool double_precision, const std::vector<size_type>& sizes, double seconds_per_shape);
 
 }  // namespace tessel::abcd
+
+// The rate table's device entry point, listed once for the stand-in of builds without CUDA.
+#define TESSEL_ABCD_RATES_CUDA_ENTRY_POINTS(X) \
+    X(abcd::measure_cuda_rates, (abcd::CudaRates), (bool, const std::vector<size_type>&, double))

@@ -19,9 +19,9 @@
 
 #include "apps/ccsd_abcd/advice/cuda_rates.hpp"
 #include "apps/ccsd_abcd/executor/executor.hpp"
-#include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
 #include "apps/ccsd_abcd/executor/tile_memory.hpp"
 #include "apps/ccsd_abcd/executor/tile_store.hpp"
+#include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
 #include "apps/ccsd_abcd/problem/tile_source.hpp"
 #include "apps/ccsd_abcd/problem/tile_values.hpp"
 #include "core/app/machine.hpp"

@@ -10,12 +10,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "apps/ccsd_abcd/driver/mpi.hpp"
-#include "apps/ccsd_abcd/executor/executor.hpp"
-#include "apps/ccsd_abcd/inspector/inspector.hpp"
-#include "apps/ccsd_abcd/executor/tile_memory.hpp"
 #include "apps/ccsd_abcd/advice/tiling_advice.hpp"
 #include "apps/ccsd_abcd/advice/tiling_candidates.hpp"
+#include "apps/ccsd_abcd/driver/mpi.hpp"
+#include "apps/ccsd_abcd/executor/executor.hpp"
+#include "apps/ccsd_abcd/executor/tile_memory.hpp"
+#include "apps/ccsd_abcd/inspector/inspector.hpp"
 #include "core/app/machine.hpp"
 #include "core/error.hpp"
 #include "core/timer.hpp"

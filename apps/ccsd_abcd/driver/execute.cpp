@@ -107,6 +107,26 @@ template ExecutorRun<double> run_executor<double>(const Args&, const Problem&, c
 template ExecutorRun<float> run_executor<float>(const Args&, const Problem&, const Plan&, TileStore<float>&,
                                                 const RunSetup&, MPI_Comm);
 
+template <typename T>
+ExecutedStep<T> generate_a_and_execute(const Args& a, const Problem& problem, const Plan& plan, const RunSetup& setup,
+                                       const DgemmReference& dgemm, PhaseTimes& phases, MPI_Comm comm, bool say) {
+    const int rank = rank_of(comm);
+    Timer t;
+    TileStore<T> a_tiles = collective(comm, [&] { return make_local_a<T>(problem, plan.grid, rank); });
+    phases.add("generate_a", t.seconds());
+    ExecutedStep<T> step{run_executor<T>(a, problem, plan, a_tiles, setup, comm), {}};
+    phases.add("executor", step.run.seconds);
+    a_tiles.clear();
+    step.totals = sum_over_ranks(step.run.result, step.run.seconds, plan, comm);
+    print_executor(a, step.run.result, step.totals, plan, step.run.seconds, dgemm, setup.backend, rank, say);
+    return step;
+}
+
+template ExecutedStep<double> generate_a_and_execute<double>(const Args&, const Problem&, const Plan&, const RunSetup&,
+                                                             const DgemmReference&, PhaseTimes&, MPI_Comm, bool);
+template ExecutedStep<float> generate_a_and_execute<float>(const Args&, const Problem&, const Plan&, const RunSetup&,
+                                                           const DgemmReference&, PhaseTimes&, MPI_Comm, bool);
+
 ExecutorTotals sum_over_ranks(const ExecutionResult& er, double seconds, const Plan& plan, MPI_Comm comm) {
     ExecutorTotals s;
     s.flops = er.flops;

@@ -9,6 +9,7 @@
 #include "apps/ccsd_abcd/driver/args.hpp"
 #include "apps/ccsd_abcd/driver/setup.hpp"
 #include "apps/ccsd_abcd/executor/executor.hpp"
+#include "core/timer.hpp"
 
 namespace tessel::abcd::driver {
 
@@ -59,5 +60,18 @@ ExecutorTotals sum_over_ranks(const ExecutionResult& er, double seconds, const P
 /// The executor's lines: per rank with --verbose, the totals on rank 0 when `say`.
 void print_executor(const Args& a, const ExecutionResult& er, const ExecutorTotals& totals, const Plan& plan,
                     double seconds, const DgemmReference& dgemm, Backend backend, int rank, bool say);
+
+template <typename T>
+struct ExecutedStep {
+    ExecutorRun<T> run;
+    ExecutorTotals totals;
+};
+
+/// The executor step of both runs (generated problems and real molecules): this rank's own A
+/// tiles (2D-cyclic, made before the timed executor, phase generate_a), the executor (phase
+/// executor), its totals over the ranks and its lines. Collective.
+template <typename T>
+ExecutedStep<T> generate_a_and_execute(const Args& a, const Problem& problem, const Plan& plan, const RunSetup& setup,
+                                       const DgemmReference& dgemm, PhaseTimes& phases, MPI_Comm comm, bool say);
 
 }  // namespace tessel::abcd::driver

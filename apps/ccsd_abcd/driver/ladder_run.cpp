@@ -105,12 +105,9 @@ int run_typed(const Args& a, LadderProblem& lp, Inputs& in, MPI_Comm comm) {
     Problem& problem = lp.problem;
     if (say) print_ladder(lp, problem, ranks);
     const RunSetup setup = choose_backend_and_budget(a, problem, comm);
-    const InspectorRun inspected = run_inspector(problem, setup.inspector, comm);
-    const Plan& plan = inspected.plan;
-    phases.add("inspector", inspected.seconds);
-    if (say) print_plan(a, problem, plan, setup, ranks);
     Metrics metrics("tessel-abcd");
-    describe_plan_in_metrics(metrics.json(), problem, plan, inspected.seconds, ranks);
+    const InspectorRun inspected = plan_step(a, problem, setup, phases, metrics.json(), comm, say);
+    const Plan& plan = inspected.plan;
     describe_ladder(metrics.json(), lp, a);
     auto write_metrics = [&] {
         metrics.set_phases(phases);
@@ -127,14 +124,7 @@ int run_typed(const Args& a, LadderProblem& lp, Inputs& in, MPI_Comm comm) {
     phases.add("amplitudes_to_ao", t.seconds());
     const DgemmReference dgemm =
         measure_dgemm_reference(a, problem, setup.backend, size_of(comm) * setup.inspector.devices, comm, say);
-    t.restart();
-    TileStore<T> a_tiles = collective(comm, [&] { return make_local_a<T>(problem, plan.grid, rank); });
-    phases.add("generate_a", t.seconds());
-    const ExecutorRun<T> run = run_executor<T>(a, problem, plan, a_tiles, setup, comm);
-    phases.add("executor", run.seconds);
-    a_tiles.clear();
-    const ExecutorTotals totals = sum_over_ranks(run.result, run.seconds, plan, comm);
-    print_executor(a, run.result, totals, plan, run.seconds, dgemm, setup.backend, rank, say);
+    const auto [run, totals] = generate_a_and_execute<T>(a, problem, plan, setup, dgemm, phases, comm, say);
 
     // --verify: the dense GEMM of the same A and B (all ranks' tiles on rank 0); then R.
     Args no_output = a;

@@ -54,4 +54,14 @@ void describe_plan_in_metrics(nlohmann::json& doc, const Problem& problem, const
     doc["inspector_seconds"] = inspector_seconds;
 }
 
+InspectorRun plan_step(const Args& a, const Problem& problem, const RunSetup& setup, PhaseTimes& phases,
+                       nlohmann::json& doc, MPI_Comm comm, bool say) {
+    const int ranks = size_of(comm);
+    InspectorRun inspected = run_inspector(problem, setup.inspector, comm);
+    phases.add("inspector", inspected.seconds);
+    if (say) print_plan(a, problem, inspected.plan, setup, ranks);
+    describe_plan_in_metrics(doc, problem, inspected.plan, inspected.seconds, ranks);
+    return inspected;
+}
+
 }  // namespace tessel::abcd::driver

@@ -10,6 +10,7 @@
 #include "apps/ccsd_abcd/driver/setup.hpp"
 #include "apps/ccsd_abcd/inspector/inspector.hpp"
 #include "apps/ccsd_abcd/problem/problem.hpp"
+#include "core/timer.hpp"
 
 namespace tessel::abcd::driver {
 
@@ -30,5 +31,10 @@ void print_plan(const Args& a, const Problem& problem, const Plan& plan, const R
 /// The problem, the run's shape (ranks, threads) and the plan in the metrics document.
 void describe_plan_in_metrics(nlohmann::json& doc, const Problem& problem, const Plan& plan, double inspector_seconds,
                               int ranks);
+
+/// The inspector step of both runs: run_inspector (phase inspector), the plan's lines when
+/// `say`, and the plan in `doc`. Collective.
+InspectorRun plan_step(const Args& a, const Problem& problem, const RunSetup& setup, PhaseTimes& phases,
+                       nlohmann::json& doc, MPI_Comm comm, bool say);
 
 }  // namespace tessel::abcd::driver

@@ -6,9 +6,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/ccsd_abcd/results/dense_verification.hpp"
 #include "apps/ccsd_abcd/driver/args.hpp"
 #include "apps/ccsd_abcd/driver/execute.hpp"
+#include "apps/ccsd_abcd/results/dense_verification.hpp"
 
 namespace tessel::abcd::driver {
 

@@ -9,9 +9,9 @@
 
 #include "apps/ccsd_abcd/driver/mpi.hpp"
 #include "apps/ccsd_abcd/problem/problem_file.hpp"
-#include "core/backend.hpp"
 #include "core/app/byte_size.hpp"
 #include "core/app/machine.hpp"
+#include "core/backend.hpp"
 #include "core/error.hpp"
 #include "io/atomic_output.hpp"
 

@@ -4,8 +4,8 @@
 #include <algorithm>
 
 #include "apps/ccsd_abcd/problem/element_hash.hpp"
-#include "core/cuda/cuda_check.hpp"
-#include "core/cuda/device_code.hpp"
+#include "core/cuda/runtime/cuda_check.hpp"
+#include "core/cuda/runtime/device_code.hpp"
 
 namespace tessel::abcd {
 

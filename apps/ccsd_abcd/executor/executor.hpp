@@ -7,8 +7,8 @@
 
 #include <string>
 
-#include "apps/ccsd_abcd/inspector/inspector.hpp"
 #include "apps/ccsd_abcd/executor/tile_store.hpp"
+#include "apps/ccsd_abcd/inspector/inspector.hpp"
 #include "core/types.hpp"
 
 namespace tessel::abcd {
@@ -66,10 +66,16 @@ template <typename ValueType>
 ExecutionResult execute_cpu(const Problem& problem, const Plan& plan, TileStore<ValueType>& a,
                             TileStore<ValueType>& c_owned, const ExecutorOptions& options);
 
-/// The cuda executor (cuda_executor.cpp; a stub that throws NotCompiled without CUDA).
+/// The cuda executor (cuda_executor.cpp; without CUDA a stand-in that throws NotCompiled, driver/cuda_stubs.cpp).
 template <typename ValueType>
 ExecutionResult execute_cuda(const Problem& problem, const Plan& plan, TileStore<ValueType>& a,
                              TileStore<ValueType>& c_owned, const ExecutorOptions& options);
 
 
 }  // namespace tessel::abcd
+
+// The executor's device entry points, listed once for the stand-ins of builds without CUDA
+// (driver/cuda_stubs.cpp, TESSEL_CUDA_STUB_SPECIALIZATION of core/cuda/entry_points.hpp).
+#define TESSEL_ABCD_EXECUTOR_CUDA_ENTRY_POINTS(X, T)                                                    \
+    X(abcd::execute_cuda<T>, (abcd::ExecutionResult),                                                   \
+      (const abcd::Problem&, const abcd::Plan&, abcd::TileStore<T>&, abcd::TileStore<T>&, const abcd::ExecutorOptions&))

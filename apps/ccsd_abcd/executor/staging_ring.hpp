@@ -14,9 +14,9 @@
 #include <memory>
 #include <vector>
 
-#include "core/cuda/pinned_buffer.hpp"
-#include "core/cuda/stream.hpp"
-#include "core/cuda/transfer.hpp"
+#include "core/cuda/runtime/pinned_buffer.hpp"
+#include "core/cuda/runtime/stream.hpp"
+#include "core/cuda/runtime/transfer.hpp"
 #include "core/types.hpp"
 
 namespace tessel::abcd {

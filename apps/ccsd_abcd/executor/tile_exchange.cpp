@@ -149,15 +149,15 @@ void TileExchange<T>::start() {
 }
 
 template <typename T>
-void TileExchange<T>::test_all() {
-    if (pending_.empty()) return;
+std::vector<MPI_Request> TileExchange<T>::pending_requests() const {
     std::vector<MPI_Request> reqs(pending_.size());
     for (std::size_t r = 0; r < pending_.size(); ++r) reqs[r] = pending_[r].request;
-    std::vector<int> done(pending_.size());
-    int outcount = 0;
-    TESSEL_MPI_CHECK(MPI_Testsome(static_cast<int>(reqs.size()), reqs.data(), &outcount, done.data(), MPI_STATUSES_IGNORE));
-    if (outcount == MPI_UNDEFINED || outcount == 0) return;
-    for (int d = 0; d < outcount; ++d) {
+    return reqs;
+}
+
+template <typename T>
+void TileExchange<T>::retire(int count, const std::vector<int>& done) {
+    for (int d = 0; d < count; ++d) {
         auto& p = pending_[done[d]];
         if (p.position >= 0) a_present_[p.position].store(1, std::memory_order_release);
         p.request = MPI_REQUEST_NULL;
@@ -165,6 +165,17 @@ void TileExchange<T>::test_all() {
     pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
                                   [](const Pending& p) { return p.request == MPI_REQUEST_NULL; }),
                    pending_.end());
+}
+
+template <typename T>
+void TileExchange<T>::test_all() {
+    if (pending_.empty()) return;
+    std::vector<MPI_Request> reqs = pending_requests();
+    std::vector<int> done(pending_.size());
+    int outcount = 0;
+    TESSEL_MPI_CHECK(MPI_Testsome(static_cast<int>(reqs.size()), reqs.data(), &outcount, done.data(), MPI_STATUSES_IGNORE));
+    if (outcount == MPI_UNDEFINED || outcount == 0) return;
+    retire(outcount, done);
 }
 
 template <typename T>
@@ -183,20 +194,12 @@ void TileExchange<T>::wait_for(const std::vector<size_type>& positions) {
     if (a_comm_ == MPI_COMM_NULL) TESSEL_INVALID_INPUT("executor", 0, "an A tile is needed but not local (no MPI)");
     Timer t;
     while (missing()) {
-        std::vector<MPI_Request> reqs(pending_.size());
-        for (std::size_t r = 0; r < pending_.size(); ++r) reqs[r] = pending_[r].request;
+        std::vector<MPI_Request> reqs = pending_requests();
         std::vector<int> done(pending_.size());
         int outcount = 0;
         TESSEL_MPI_CHECK(MPI_Waitsome(static_cast<int>(reqs.size()), reqs.data(), &outcount, done.data(), MPI_STATUSES_IGNORE));
         if (outcount == MPI_UNDEFINED) TESSEL_THROW(MpiError, "waiting for A tiles that were never requested");
-        for (int d = 0; d < outcount; ++d) {
-            auto& p = pending_[done[d]];
-            if (p.position >= 0) a_present_[p.position].store(1, std::memory_order_release);
-            p.request = MPI_REQUEST_NULL;
-        }
-        pending_.erase(std::remove_if(pending_.begin(), pending_.end(),
-                                      [](const Pending& p) { return p.request == MPI_REQUEST_NULL; }),
-                       pending_.end());
+        retire(outcount, done);
     }
     counters_.wait_seconds += t.seconds();
 }

@@ -17,8 +17,8 @@
 #include <memory>
 #include <vector>
 
-#include "apps/ccsd_abcd/inspector/inspector.hpp"
 #include "apps/ccsd_abcd/executor/tile_store.hpp"
+#include "apps/ccsd_abcd/inspector/inspector.hpp"
 #include "core/comm/comm_counters.hpp"
 
 namespace tessel::abcd {
@@ -79,6 +79,10 @@ private:
         size_type position = -1;  // A tile position for receives (to mark it arrived), -1 else
     };
     void test_all();
+    /// The outstanding requests, in pending_'s order.
+    std::vector<MPI_Request> pending_requests() const;
+    /// The `count` requests at `done` finished: their A tiles are present, they leave pending_.
+    void retire(int count, const std::vector<int>& done);
 
     const Problem& problem_;
     const Plan& plan_;

@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/ccsd_abcd/inspector/chunk_partition.hpp"
-#include "apps/ccsd_abcd/problem/problem.hpp"
 #include "apps/ccsd_abcd/inspector/process_grid.hpp"
 #include "apps/ccsd_abcd/inspector/symbolic_product.hpp"
+#include "apps/ccsd_abcd/problem/problem.hpp"
 
 namespace tessel::abcd {
 

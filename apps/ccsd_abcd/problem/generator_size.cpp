@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <sstream>
 
-#include "apps/ccsd_abcd/inspector/inspector.hpp"
 #include "core/app/byte_size.hpp"
 #include "core/error.hpp"
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <sstream>
 
-#include "apps/ccsd_abcd/problem/orbital_clusters.hpp"
 #include "apps/ccsd_abcd/problem/generator_size.hpp"
+#include "apps/ccsd_abcd/problem/orbital_clusters.hpp"
 #include "core/error.hpp"
 
 namespace tessel::abcd {

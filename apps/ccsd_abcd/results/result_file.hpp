@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "apps/ccsd_abcd/problem/problem.hpp"
 #include "apps/ccsd_abcd/executor/tile_store.hpp"
+#include "apps/ccsd_abcd/problem/problem.hpp"
 
 namespace tessel::abcd {
 

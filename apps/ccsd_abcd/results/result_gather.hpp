@@ -6,8 +6,8 @@
 
 #include <vector>
 
-#include "apps/ccsd_abcd/inspector/inspector.hpp"
 #include "apps/ccsd_abcd/executor/tile_store.hpp"
+#include "apps/ccsd_abcd/inspector/inspector.hpp"
 
 namespace tessel::abcd {
 

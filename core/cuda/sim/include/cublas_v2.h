@@ -1,5 +1,5 @@
 // tessel's CUDA simulator: the cuBLAS calls tessel makes (dense GEMM, batched GEMM), answered by a stand-in
-// (core/cuda/sim/cublas_stand_in.cpp) that checks the arguments as cuBLAS documents them and
+// (core/cuda/sim/stand_ins/cublas_stand_in.cpp) that checks the arguments as cuBLAS documents them and
 // computes with the reference triple loop.
 #pragma once
 

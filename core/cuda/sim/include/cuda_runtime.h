@@ -6,7 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "core/cuda/sim/device_intrinsics.hpp"
+#include "core/cuda/sim/execution/device_intrinsics.hpp"
 
 #define __global__
 #define __device__

@@ -1,5 +1,5 @@
 // tessel's CUDA simulator: the cuSPARSE calls tessel makes (generic SpMM and SpGEMM on CSR),
-// answered by stand-ins (core/cuda/sim/cusparse_stand_in.cpp) that check their arguments as
+// answered by stand-ins (core/cuda/sim/stand_ins/cusparse_stand_in.cpp) that check their arguments as
 // cuSPARSE's documentation states them and compute with tessel's reference kernels.
 #pragma once
 

@@ -10,7 +10,7 @@
 #include <numeric>
 #include <vector>
 
-#include "core/cuda/sim/stand_in_support.hpp"
+#include "core/cuda/sim/stand_ins/stand_in_support.hpp"
 
 namespace cub {
 

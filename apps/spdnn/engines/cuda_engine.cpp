@@ -1,0 +1,389 @@
+// The cuda engine: Yᵀ, the live columns, their count and the images' ids stay on the device, so
+// the host enqueues layer after layer without waiting (cuda_layer_kernels.hpp). Per layer:
+// the fused layer kernel (or cuSPARSE SpMM + activation + a live-flag pass, the baseline,
+// which reads the column count back to size cuSPARSE's call), then compact_live. The host
+// reads the counts, the per-layer device times and the answer once per batch.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "apps/spdnn/engines/cuda_layer_kernels.hpp"
+#include "apps/spdnn/engines/device_layers.hpp"
+#include "apps/spdnn/engines/engine.hpp"
+#include "core/cuda/device_spmm.hpp"
+#include "core/cuda/runtime/pinned_buffer.hpp"
+#include "core/cuda/runtime/transfer.hpp"
+#include "core/error.hpp"
+#include "core/kernels/column_compaction.hpp"
+
+namespace tessel::spdnn {
+
+namespace {
+
+// Timing events of a batch: mark 2k before layer k, 2k+1 between its kernel and its
+// compaction, 2k+2 after it.
+class Marks {
+public:
+    Marks() = default;
+    ~Marks() {
+        for (auto e : events_) cudaEventDestroy(e);
+    }
+    Marks(const Marks&) = delete;
+    Marks& operator=(const Marks&) = delete;
+    void record(size_type i, cudaStream_t stream) {
+        while (static_cast<size_type>(events_.size()) <= i) {
+            cudaEvent_t e = nullptr;
+            TESSEL_CUDA_CHECK(cudaEventCreate(&e));
+            events_.push_back(e);
+        }
+        TESSEL_CUDA_CHECK(cudaEventRecord(events_[i], stream));
+    }
+    /// Seconds from mark a to mark b (both recorded and reached).
+    double seconds(size_type a, size_type b) const {
+        float ms = 0;
+        TESSEL_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[a], events_[b]));
+        return 1e-3 * ms;
+    }
+    cudaEvent_t at(size_type i) const { return events_[i]; }
+
+private:
+    std::vector<cudaEvent_t> events_;
+};
+
+class CudaEngine final : public Engine {
+public:
+    CudaEngine(const EngineOptions& options, KernelChoice kernel)
+        : n_(options.neurons), register_factor_(options.register_factor), compaction_(options.compaction),
+          stable_(options.weights_stable), cusparse_(kernel == KernelChoice::cusparse),
+          layers_(std::max<size_type>(options.layers, 1)) {
+        if (kernel == KernelChoice::fused)
+            TESSEL_INVALID_INPUT("--kernel", 0, "fused is the cpu kernel; on cuda use core (tiled ELL) or cusparse");
+        if (!cuda::device_available()) TESSEL_THROW(CudaError, "backend cuda: no CUDA device is available");
+        stream_.emplace();
+        if (cusparse_) handle_ = std::make_unique<cuda::CusparseHandle>();
+        counts_ = cuda::DeviceBuffer<std::int32_t>(layers_ + 1);
+        host_count_.reserve(1);
+    }
+    std::string name() const override {
+        return cusparse_ ? "cuda cuSPARSE SpMM + separate activation kernel + compaction"
+                         : "cuda fused tiled-ELL layer (staged gather, live flags) + device compaction";
+    }
+    int register_factor() const override { return cusparse_ ? 0 : (used_factor_ ? used_factor_ : register_factor_); }
+
+    void reserve(size_type images) override { ensure(images); }
+
+    void keep_layer(size_type k, const TiledEll<Value, Index>& wt) override {
+        if (!stable_) return;
+        if (cusparse_)
+            csr_[k] = std::make_unique<cuda::DeviceCsr<Value, Index>>(csr_from_tiled_ell(wt), stream());
+        else
+            resident_.upload(k, wt, stream());
+    }
+
+    void start_batch(const Images& images, const std::vector<std::int64_t>& rows) override {
+        const size_type k = static_cast<size_type>(rows.size());
+        ensure(k);
+        rows_ = rows;
+        upload_images(images, rows);
+        if (k > 0) ids_[0].upload(rows.data(), k, stream());
+        device::identity_columns(identity_.data(), counts_.data(), k, stream());
+        p_ = 0;
+        ids_at_ = 0;
+        src_ = identity_.data();
+        count_at_ = 0;
+        upper_ = k;
+        known_count_ = k;
+        last_layer_ = -1;
+        started_ = true;
+        restart_marks_ = true;
+    }
+
+    void first_layer(const TiledEll<Value, Index>& wt, const Images& images, const std::vector<std::int64_t>& rows,
+                     const Epilogue<Value>& ep, LayerTimes& times) override {
+        if (!started_) start_batch(images, rows);
+        started_ = false;
+        run(0, wt, ep, times);
+    }
+
+    void layer(size_type k, const TiledEll<Value, Index>& wt, const Epilogue<Value>& ep, LayerTimes& times) override {
+        run(k, wt, ep, times);
+    }
+
+    bool deferred_counts() const override { return true; }
+
+    std::vector<LayerRecord> batch_records() override {
+        std::vector<LayerRecord> records(static_cast<std::size_t>(last_layer_ + 1));
+        if (last_layer_ < 0) return records;
+        cuda::synchronize_event(marks_.at(2 * last_layer_ + 2));
+        std::vector<std::int32_t> counts(static_cast<std::size_t>(last_layer_ + 2));
+        cuda::copy_to_host(counts.data(), counts_.data(), counts.size() * sizeof(std::int32_t), stream());
+        cuda::synchronize_stream(stream());
+        for (size_type k = 0; k <= last_layer_; ++k) {
+            auto& r = records[std::size_t(k)];
+            r.live = counts[std::size_t(k + 1)];
+            r.kernel = marks_.seconds(2 * k, 2 * k + 1);
+            r.compaction = marks_.seconds(2 * k + 1, 2 * k + 2);
+        }
+        return records;
+    }
+
+    size_type count() const override { return compaction_ ? read_count(count_at_) : static_cast<size_type>(rows_.size()); }
+
+    std::vector<std::int64_t> ids() const override {
+        if (!compaction_) return rows_;
+        std::vector<std::int64_t> out(static_cast<std::size_t>(read_count(count_at_)));
+        ids_[ids_at_].download(out.data(), static_cast<size_type>(out.size()), stream());
+        return out;
+    }
+
+    std::vector<std::int64_t> nonzero_ids() const override {
+        if (compaction_ || last_layer_ < 0) return ids();
+        // Without compaction, kept_ lists the nonzero columns of the last layer.
+        std::vector<std::int32_t> kept(static_cast<std::size_t>(read_count(last_layer_ + 1)));
+        kept_.download(kept.data(), static_cast<size_type>(kept.size()), stream());
+        std::vector<std::int64_t> out(kept.size());
+        for (std::size_t i = 0; i < kept.size(); ++i) out[i] = rows_[std::size_t(kept[i])];
+        return out;
+    }
+
+    void export_rows(size_type begin, size_type end, Value* rows) const override {
+        if (end <= begin) return;
+        const size_type c = count();
+        std::vector<std::int32_t> src(static_cast<std::size_t>(c));
+        if (c > 0) cuda::copy_to_host(src.data(), src_, src.size() * sizeof(std::int32_t), stream());
+        cuda::synchronize_stream(stream());
+        const size_type width = upper_;
+        std::vector<Value> host(static_cast<std::size_t>(n_ * width));
+        cuda::copy_2d_to_host(host.data(), width * sizeof(Value), act_[p_].data(), capacity_ * sizeof(Value),
+                              width * sizeof(Value), n_, stream());
+        cuda::synchronize_stream(stream());
+        for (size_type j = begin; j < end; ++j)
+            for (size_type i = 0; i < n_; ++i) rows[(j - begin) * n_ + i] = host[i * width + src[j]];
+    }
+
+    void rebuild(const std::vector<Value>& front, const std::vector<std::int64_t>& front_ids, size_type keep_begin,
+                 size_type keep_end, const std::vector<Value>& back, const std::vector<std::int64_t>& back_ids) override {
+        const size_type nf = static_cast<size_type>(front_ids.size()), nk = keep_end - keep_begin;
+        const size_type nb = static_cast<size_type>(back_ids.size()), k = nf + nk + nb;
+        std::vector<Value> kept(static_cast<std::size_t>(nk * n_));
+        export_rows(keep_begin, keep_end, kept.data());
+        const auto old_ids = ids();
+        std::vector<std::int64_t> ids(front_ids);
+        ids.insert(ids.end(), old_ids.begin() + keep_begin, old_ids.begin() + keep_end);
+        ids.insert(ids.end(), back_ids.begin(), back_ids.end());
+        std::vector<Value> host(static_cast<std::size_t>(n_ * k));
+        for (size_type i = 0; i < n_; ++i) {
+            for (size_type j = 0; j < nf; ++j) host[i * k + j] = front[j * n_ + i];
+            for (size_type j = 0; j < nk; ++j) host[i * k + nf + j] = kept[j * n_ + i];
+            for (size_type j = 0; j < nb; ++j) host[i * k + nf + nk + j] = back[j * n_ + i];
+        }
+        ensure(k);
+        cuda::copy_2d_to_device(act_[p_].data(), capacity_ * sizeof(Value), host.data(), k * sizeof(Value),
+                                k * sizeof(Value), n_, stream());
+        if (k > 0) ids_[ids_at_].upload(ids.data(), k, stream());
+        device::identity_columns(identity_.data(), counts_.data() + count_at_, k, stream());
+        src_ = identity_.data();
+        rows_ = std::move(ids);
+        upper_ = k;
+        known_count_ = k;
+        restart_marks_ = true;
+        cuda::synchronize_stream(stream());  // the host vectors above die here
+    }
+
+private:
+    cudaStream_t stream() const { return stream_->get(); }
+
+    void ensure(size_type images) {
+        if (capacity_ >= images && capacity_ > 0) return;
+        capacity_ = std::max<size_type>(images, 1);
+        for (auto& a : act_) a = cuda::DeviceBuffer<Value>(n_ * capacity_);
+        if (cusparse_) gathered_ = cuda::DeviceBuffer<Value>(n_ * capacity_);
+        live_ = cuda::DeviceBuffer<std::int32_t>(capacity_);
+        live_.fill_zero(stream());  // compact_live keeps it zero from here on
+        kept_ = cuda::DeviceBuffer<std::int32_t>(capacity_);
+        identity_ = cuda::DeviceBuffer<std::int32_t>(capacity_);
+        for (auto& ids : ids_) ids = cuda::DeviceBuffer<std::int64_t>(capacity_);
+    }
+
+    // The batch's images scattered into act_[0] as columns 0 .. rows.size(). A run of consecutive
+    // images (one rank, or a batch of them) goes up straight from the image matrix's arrays; only
+    // scattered rows are packed on the host first (an H200: packing 60000 images of 16384 pixels
+    // took most of a second, the layers 0.14 s).
+    void upload_images(const Images& images, const std::vector<std::int64_t>& rows) {
+        const size_type k = static_cast<size_type>(rows.size());
+        bool consecutive = true;
+        for (size_type j = 1; j < k && consecutive; ++j) consecutive = rows[j] == rows[0] + j;
+        std::vector<std::int64_t> rp(static_cast<std::size_t>(k + 1), 0);
+        std::vector<std::int32_t> col;
+        std::vector<float> val;
+        const std::int32_t* col_from = nullptr;
+        const float* val_from = nullptr;
+        if (consecutive && k > 0) {
+            const size_type base = images.row_ptr()[rows.front()];
+            for (size_type j = 0; j <= k; ++j) rp[j] = images.row_ptr()[rows.front() + j] - base;
+            col_from = images.col_idx().data() + base;
+            val_from = images.values().data() + base;
+        } else {
+            for (size_type j = 0; j < k; ++j) {
+                for (size_type e = images.row_ptr()[rows[j]]; e < images.row_ptr()[rows[j] + 1]; ++e) {
+                    col.push_back(images.col_idx()[e]);
+                    val.push_back(images.values()[e]);
+                }
+                rp[j + 1] = static_cast<std::int64_t>(col.size());
+            }
+            col_from = col.data();
+            val_from = val.data();
+        }
+        const size_type entries = rp[static_cast<std::size_t>(k)];
+        image_rp_ = cuda::DeviceBuffer<std::int64_t>(rp.data(), k + 1, stream());
+        image_col_ = cuda::DeviceBuffer<std::int32_t>(col_from, entries, stream());
+        image_val_ = cuda::DeviceBuffer<float>(val_from, entries, stream());
+        act_[0].fill_zero(stream());
+        cuda::device::scatter_rows_as_columns(image_rp_.data(), image_col_.data(), image_val_.data(),
+                                              DenseView<Value>(act_[0].data(), n_, k, Layout::row_major, capacity_),
+                                              stream());
+    }
+
+    // counts_[at], read back (4 bytes) with a wait: the cuSPARSE path, MPI and --verbose only.
+    size_type read_count(size_type at) const {
+        cuda::copy_to_host(host_count_.data(), counts_.data() + at, sizeof(std::int32_t), stream());
+        cuda::synchronize_stream(stream());
+        return *host_count_.data();
+    }
+
+    void run(size_type k, const TiledEll<Value, Index>& wt, const Epilogue<Value>& ep, LayerTimes&) {
+        TESSEL_ENSURE_DIMS(k < layers_, "cuda engine: layer " + std::to_string(k + 1) + " of " +
+                                            std::to_string(layers_) + " (EngineOptions::layers)");
+        // Mark 2k is layer k-1's last mark unless other work came between (a new batch, rows
+        // moved between ranks).
+        if (restart_marks_ || k == 0) marks_.record(2 * k, stream());
+        restart_marks_ = false;
+        const Value* in = act_[p_].data();
+        Value* out = act_[1 - p_].data();
+        const std::int32_t* count = counts_.data() + count_at_;
+        if (cusparse_)
+            run_cusparse(k, wt, in, count, out, ep);
+        else
+            run_fused(k, wt, in, count, out, ep);
+        // The next layer's columns: the nonzero ones (compaction), else all of them again.
+        std::int64_t* ids_out = compaction_ ? ids_[1 - ids_at_].data() : nullptr;
+        device::compact_live(live_.data(), count, kept_.data(), counts_.data() + k + 1, ids_[ids_at_].data(), ids_out,
+                             stream());
+        if (compaction_) {
+            src_ = kept_.data();
+            count_at_ = k + 1;
+            ids_at_ = 1 - ids_at_;
+            known_count_.reset();
+        }
+        p_ = 1 - p_;
+        last_layer_ = k;
+        marks_.record(2 * k + 2, stream());
+    }
+
+    void run_fused(size_type k, const TiledEll<Value, Index>& wt, const Value* in, const std::int32_t* count, Value* out,
+                   const Epilogue<Value>& ep) {
+        const device::LayerArrays* resident = resident_.find(k);
+        if (!resident && !streamed_) streamed_ = std::make_unique<StreamedLayers>();
+        const device::LayerArrays arrays = resident ? *resident : streamed_->stage(wt, stream());
+        TESSEL_ENSURE_DIMS(arrays.rows == n_, "cuda engine: layer " + std::to_string(k + 1) + " has " +
+                                                  std::to_string(arrays.rows) + " rows, the network " +
+                                                  std::to_string(n_) + " neurons");
+        const device::LayerLaunch& launch = plan(arrays);
+        used_factor_ = launch.register_factor;
+        device::fused_layer(arrays, {in, src_, count, out, live_.data(), capacity_}, ep, launch, stream());
+        if (!resident) streamed_->done_with(stream());
+        marks_.record(2 * k + 1, stream());
+    }
+
+    // The launch for a layer of this shape and the batch's column bound, planned once (the
+    // layers of a network share their shape).
+    const device::LayerLaunch& plan(const device::LayerArrays& arrays) {
+        const PlanKey key{arrays.max_stage_entries, arrays.block_rows, arrays.num_blocks, upper_};
+        if (!plan_ || !(plan_key_ == key)) {
+            plan_ = device::plan_layer(arrays, upper_, register_factor_);
+            plan_key_ = key;
+        }
+        return *plan_;
+    }
+
+    // cuSPARSE needs the column count on the host: read once per layer (4 bytes).
+    void run_cusparse(size_type k, const TiledEll<Value, Index>& wt, const Value* in, const std::int32_t* count,
+                      Value* out, const Epilogue<Value>& ep) {
+        const size_type columns = known_count_ ? *known_count_ : read_count(count_at_);
+        const Value* b = in;
+        if (src_ != identity_.data()) {
+            device::gather_columns(in, src_, count, gathered_.data(), n_, capacity_, upper_, stream());
+            b = gathered_.data();
+        }
+        const cuda::DeviceCsr<Value, Index>& csr = device_csr(k, wt);
+        if (columns > 0)
+            cuda::device::spmm_cusparse(csr, DenseView<const Value>(b, n_, columns, Layout::row_major, capacity_),
+                                        DenseView<Value>(out, n_, columns, Layout::row_major, capacity_), ep, stream(),
+                                        handle_.get());
+        marks_.record(2 * k + 1, stream());
+        device::mark_live(out, count, live_.data(), n_, capacity_, upper_, stream());
+    }
+
+    const cuda::DeviceCsr<Value, Index>& device_csr(size_type k, const TiledEll<Value, Index>& wt) {
+        auto& slot = csr_[k];
+        if (!slot) {
+            // Streamed (or not kept): the previous layer's matrix is freed once the device is
+            // done with it (cudaFree waits), then this one is uploaded.
+            if (!stable_) csr_.clear();
+            auto& fresh = csr_[k];
+            fresh = std::make_unique<cuda::DeviceCsr<Value, Index>>(csr_from_tiled_ell(wt), stream());
+            return *fresh;
+        }
+        return *slot;
+    }
+
+    size_type n_;
+    int register_factor_;
+    bool compaction_;
+    bool stable_;
+    bool cusparse_;
+    size_type layers_;
+    int used_factor_ = 0;
+    std::optional<cuda::Stream> stream_;
+    std::unique_ptr<cuda::CusparseHandle> handle_;
+    size_type capacity_ = 0;
+    // Activations: act_[p_] holds the latest output (or the scattered images); the next layer
+    // takes its columns src_[0 .. counts_[count_at_]).
+    cuda::DeviceBuffer<Value> act_[2], gathered_;
+    cuda::DeviceBuffer<std::int32_t> live_, kept_, identity_, counts_;
+    cuda::DeviceBuffer<std::int64_t> ids_[2];
+    cuda::DeviceBuffer<std::int64_t> image_rp_;
+    cuda::DeviceBuffer<std::int32_t> image_col_;
+    cuda::DeviceBuffer<float> image_val_;
+    mutable cuda::PinnedBuffer<std::int32_t> host_count_;
+    int p_ = 0, ids_at_ = 0;
+    const std::int32_t* src_ = nullptr;
+    size_type count_at_ = 0;
+    size_type upper_ = 0;                    // no more columns than this in the batch
+    std::optional<size_type> known_count_;   // the column count when the host knows it
+    size_type last_layer_ = -1;
+    bool started_ = false;
+    bool restart_marks_ = true;
+    std::vector<std::int64_t> rows_;  // the batch's image ids (without compaction: the columns)
+    Marks marks_;
+    struct PlanKey {
+        size_type stage_entries = 0, block_rows = 0, blocks = 0, columns = 0;
+        bool operator==(const PlanKey&) const = default;
+    };
+    PlanKey plan_key_;
+    std::optional<device::LayerLaunch> plan_;
+    ResidentLayers resident_;
+    std::unique_ptr<StreamedLayers> streamed_;
+    std::map<size_type, std::unique_ptr<cuda::DeviceCsr<Value, Index>>> csr_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> make_cuda_engine(const EngineOptions& options, KernelChoice kernel) {
+    return std::make_unique<CudaEngine>(options, kernel);
+}
+
+}  // namespace tessel::spdnn

@@ -1,0 +1,285 @@
+// The cuda engine's kernels: the fused layer (tiled ELL SpMM + bias + ReLU + cap + live flags,
+// the input columns gathered while staged) and the compaction that stays on the device.
+#include <algorithm>
+#include <atomic>
+#include <string>
+
+#include "apps/spdnn/engines/cuda_layer_kernels.hpp"
+#include "core/cuda/runtime/cuda_check.hpp"
+#include "core/cuda/runtime/device_code.hpp"
+#include "core/cuda/runtime/device_limits.hpp"
+#include "core/error.hpp"
+
+namespace tessel::spdnn::device {
+
+namespace {
+
+constexpr int warp_size = 32;
+constexpr unsigned full_mask = 0xffffffffu;
+// Blocks per multiprocessor the automatic register factor leaves room for (as core's kernel:
+// a block waits on its staging loads at every stage and only other blocks hide that).
+constexpr size_type resident_blocks_wanted = 3;
+// Column blocks for this many waves of the device; each block strides over the tiles.
+constexpr size_type waves = 2;
+constexpr int compact_threads = 1024;
+constexpr int flags_per_thread = 8;
+constexpr int pass_threads = 256;
+
+// A thread with 128 bytes of accumulators gets up to 128 registers (512 threads per block).
+template <int R>
+constexpr int max_threads() {
+    return R * static_cast<int>(sizeof(Value)) >= 128 ? 512 : 1024;
+}
+int max_threads(int factor) { return factor * static_cast<int>(sizeof(Value)) >= 128 ? 512 : 1024; }
+
+// The staged columns sit max_stage_entries (made odd) apart: the R threads that stage one row
+// of the input write R different banks.
+int stage_stride(size_type max_stage_entries) { return static_cast<int>(max_stage_entries | 1); }
+
+// One block per row block (blockDim.x == block_rows) and column tile k0 .. k0+R, for the tiles
+// blockIdx.y, blockIdx.y + gridDim.y, ... below *count. Per stage the block's mapped rows of
+// the input, columns src[k0 ..], are staged in shared memory (buf[kk*stride + n] = in(map[n],
+// src[k0+kk])); each thread sums its row's ELL slots in order (the reference's order) into R
+// registers, applies the epilogue, stores its row and votes with its warp on the live flags.
+template <int R>
+__global__ void __launch_bounds__(max_threads<R>(), 1)
+    fused_layer_kernel(LayerArrays w, Columns cols, Epilogue<Value> ep, int stride) {
+    TESSEL_DYNAMIC_SHARED(Value, buf);
+    const int k = *cols.count;
+    const size_type block = blockIdx.x;
+    const int lane = threadIdx.x % warp_size;
+    const int warp = threadIdx.x / warp_size;
+    const int warps = blockDim.x / warp_size;
+    // blockDim.x is a multiple of R: a thread stages the same column of every row it copies.
+    const int my_kk = threadIdx.x % R;
+    const int rows_per_pass = blockDim.x / R;
+    const size_type row = block * w.block_rows + threadIdx.x;
+    const size_type stage_begin = w.buffdispl[block], stage_end = w.buffdispl[block + 1];
+    for (int k0 = blockIdx.y * R; k0 < k; k0 += gridDim.y * R) {
+        const int active = k - k0 < R ? k - k0 : R;
+        const size_type my_col = my_kk < active ? cols.src[k0 + my_kk] : 0;
+        Value acc[R];
+#pragma unroll
+        for (int kk = 0; kk < R; ++kk) acc[kk] = Value(0);
+        for (size_type s = stage_begin; s < stage_end; ++s) {
+            const size_type m0 = w.mapdispl[s];
+            const int staged = static_cast<int>(w.mapdispl[s + 1] - m0);
+            const Index* __restrict__ map = w.map + m0;
+            // R consecutive threads copy one staged row: coalesced when src is contiguous.
+            for (int n = threadIdx.x / R; n < staged; n += rows_per_pass)
+                buf[my_kk * stride + n] = my_kk < active ? cols.in[static_cast<size_type>(map[n]) * cols.ld + my_col]
+                                                         : Value(0);
+            __syncthreads();
+            // The warp's ELL slots of this stage: lane r of slot m is entry m*32 + r.
+            const size_type* wd = w.warpdispl + s * warps + warp;
+            const size_type slot_end = wd[1];
+            for (size_type m = wd[0]; m < slot_end; ++m) {
+                const Value v = w.values[m * warp_size + lane];
+                const int idx = w.index[m * warp_size + lane];
+#pragma unroll
+                for (int kk = 0; kk < R; ++kk) acc[kk] += v * buf[kk * stride + idx];
+            }
+            __syncthreads();  // the next stage (or tile) overwrites the buffer
+        }
+        const bool mine = row < w.rows;
+        Value* out = cols.out + row * cols.ld + k0;
+#pragma unroll
+        for (int kk = 0; kk < R; ++kk) {
+            const bool here = mine && kk < active;
+            const Value y = ep.apply(acc[kk], Value(0));
+            if (here) out[kk] = y;
+            // One write per warp and column; every writer writes the same value.
+            if (__any_sync(full_mask, here && y != Value(0)) && lane == 0) cols.live[k0 + kk] = 1;
+        }
+    }
+}
+
+template <int R>
+void launch_fused(const LayerArrays& w, const Columns& cols, const Epilogue<Value>& ep, const LayerLaunch& launch,
+                  cudaStream_t stream) {
+    // Raise this kernel's limit to the device's opt-in maximum once (the same value every
+    // time, so concurrent callers never lower it under one another).
+    static std::atomic<bool> raised{false};
+    if (launch.shared_bytes > launch.shared_without_optin && !raised.load()) {
+        TESSEL_CUDA_CHECK(cudaFuncSetAttribute(fused_layer_kernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(launch.shared_optin)));
+        raised = true;
+    }
+    const dim3 grid(static_cast<unsigned>(w.num_blocks), static_cast<unsigned>(launch.column_blocks));
+    TESSEL_LAUNCH(grid, static_cast<unsigned>(w.block_rows), static_cast<std::size_t>(launch.shared_bytes), stream,
+                  fused_layer_kernel<R>)(w, cols, ep, stage_stride(w.max_stage_entries));
+    TESSEL_CUDA_CHECK_LAUNCH();
+}
+
+// One block scans the flags in chunks of blockDim.x x flags_per_thread: each thread takes
+// consecutive flags (a bit mask), a shuffle scan ranks the threads in their warp, every lane
+// stores its warp's total in shared memory (two buffers by chunk parity, so one barrier per
+// chunk), and every kept column is written at its rank. The shared store is unconditional: a
+// barrier right after a branch may be duplicated into both sides by the host compiler under
+// the simulator, which then sees threads in different barriers.
+__global__ void compact_live_kernel(std::int32_t* live, const std::int32_t* count, std::int32_t* kept,
+                                    std::int32_t* kept_count, const std::int64_t* ids_in, std::int64_t* ids_out) {
+    TESSEL_SHARED_ARRAY(int, warp_totals, 2 * compact_threads);
+    const int k = *count;
+    const int lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
+    const int warps = blockDim.x / warp_size;
+    int offset = 0;  // kept so far; the same in every thread
+    int parity = 0;
+    for (int j0 = 0; j0 < k; j0 += blockDim.x * flags_per_thread) {
+        const int base = j0 + threadIdx.x * flags_per_thread;
+        unsigned bits = 0;
+#pragma unroll
+        for (int i = 0; i < flags_per_thread; ++i) {
+            const int j = base + i;
+            if (j < k) {
+                bits |= live[j] != 0 ? 1u << i : 0u;
+                live[j] = 0;  // ready for the next layer
+            }
+        }
+        const int mine = __popc(bits);
+        int scan = mine;  // inclusive over the lanes of the warp
+#pragma unroll
+        for (int d = 1; d < warp_size; d *= 2) {
+            const int up = __shfl_up_sync(full_mask, scan, d);
+            scan += lane >= d ? up : 0;
+        }
+        const int at = parity * compact_threads;
+        warp_totals[at + threadIdx.x] = __shfl_sync(full_mask, scan, warp_size - 1);
+        __syncthreads();
+        int before = 0, total = 0;
+        for (int v = 0; v < warps; ++v) {
+            const int c = warp_totals[at + v * warp_size];
+            before += v < warp ? c : 0;
+            total += c;
+        }
+        int p = offset + before + scan - mine;
+        for (int i = 0; i < flags_per_thread; ++i)
+            if ((bits >> i) & 1u) {
+                kept[p] = base + i;
+                if (ids_out) ids_out[p] = ids_in[base + i];
+                ++p;
+            }
+        offset += total;
+        parity = 1 - parity;
+    }
+    if (threadIdx.x == 0) *kept_count = offset;
+}
+
+__global__ void identity_kernel(std::int32_t* src, std::int32_t* count, long long n) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < n; j += stride)
+        src[j] = static_cast<std::int32_t>(j);
+    if (blockIdx.x == 0 && threadIdx.x == 0) *count = static_cast<std::int32_t>(n);
+}
+
+// Grid-stride over rows x *count entries.
+__global__ void gather_kernel(const Value* in, const std::int32_t* src, const std::int32_t* count, Value* out,
+                              long long rows, long long ld) {
+    const long long k = *count;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < rows * k; e += stride) {
+        const long long r = e / k, j = e % k;
+        out[r * ld + j] = in[r * ld + src[j]];
+    }
+}
+
+// Thread per column (grid-stride), blockIdx.y per strip of rows.
+__global__ void mark_live_kernel(const Value* c, const std::int32_t* count, std::int32_t* live, long long rows,
+                                 long long ld, long long strip) {
+    const long long k = *count;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    const long long r0 = blockIdx.y * strip, r1 = r0 + strip < rows ? r0 + strip : rows;
+    for (long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x; j < k; j += stride)
+        for (long long r = r0; r < r1; ++r)
+            if (c[r * ld + j] != Value(0)) {
+                live[j] = 1;  // every writer writes the same value
+                break;
+            }
+}
+
+unsigned blocks_for(size_type work, size_type limit) {
+    return static_cast<unsigned>(std::clamp<size_type>((work + pass_threads - 1) / pass_threads, 1, limit));
+}
+
+}  // namespace
+
+LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int requested) {
+    if (requested != 0 && requested != 4 && requested != 8 && requested != 16 && requested != 32)
+        TESSEL_INVALID_INPUT("--register", 0,
+                             std::to_string(requested) + " is not one of the cuda layer's factors 4, 8, 16, 32");
+    if (w.block_rows <= 0 || w.block_rows % warp_size != 0 || w.block_rows > 1024)
+        TESSEL_INVALID_INPUT("--block-rows", 0,
+                             std::to_string(w.block_rows) +
+                                 " must be a multiple of 32 of at most 1024 on cuda (one thread per row)");
+    const auto limits = cuda::detail::current_device_limits();
+    const size_type stride = stage_stride(w.max_stage_entries);
+    const size_type budget = requested != 0
+                                 ? limits.shared_per_block_optin
+                                 : std::min(limits.shared_per_block_optin,
+                                            limits.shared_per_multiprocessor / resident_blocks_wanted);
+    int factor = requested != 0 ? requested : 32;
+    while (factor > 4 && (stride * factor * size_type(sizeof(Value)) > budget || w.block_rows > max_threads(factor)))
+        factor /= 2;
+    LayerLaunch launch;
+    launch.register_factor = factor;
+    launch.shared_bytes = stride * factor * size_type(sizeof(Value));
+    launch.shared_without_optin = limits.shared_per_block;
+    launch.shared_optin = limits.shared_per_block_optin;
+    if (launch.shared_bytes > limits.shared_per_block_optin || w.block_rows > max_threads(factor))
+        TESSEL_THROW(CudaError, "spdnn cuda layer: a stage of " + std::to_string(w.max_stage_entries) +
+                                    " inputs x " + std::to_string(factor) + " columns needs " +
+                                    std::to_string(launch.shared_bytes) + " bytes of shared memory, the device allows " +
+                                    std::to_string(limits.shared_per_block_optin));
+    const size_type tiles = std::max<size_type>(1, (max_columns + factor - 1) / factor);
+    const size_type per_sm = std::max<size_type>(
+        1, std::min(limits.shared_per_multiprocessor / std::max<size_type>(launch.shared_bytes, 1),
+                    size_type(2048) / w.block_rows));
+    const size_type wanted = waves * per_sm * std::max(limits.sm_count, 1);
+    const size_type row_blocks = std::max<size_type>(w.num_blocks, 1);
+    launch.column_blocks = std::clamp<size_type>((wanted + row_blocks - 1) / row_blocks, 1, std::min(tiles, size_type(65535)));
+    return launch;
+}
+
+void fused_layer(const LayerArrays& w, const Columns& cols, const Epilogue<Value>& ep, const LayerLaunch& launch,
+                 cudaStream_t stream) {
+    TESSEL_ENSURE_DIMS(!ep.reads_output(), "spdnn cuda layer: the epilogue must not read the output (beta = 0)");
+    if (w.num_blocks == 0) return;
+    switch (launch.register_factor) {
+    case 32: launch_fused<32>(w, cols, ep, launch, stream); break;
+    case 16: launch_fused<16>(w, cols, ep, launch, stream); break;
+    case 8: launch_fused<8>(w, cols, ep, launch, stream); break;
+    default: launch_fused<4>(w, cols, ep, launch, stream); break;
+    }
+}
+
+void compact_live(std::int32_t* live, const std::int32_t* count, std::int32_t* kept, std::int32_t* kept_count,
+                  const std::int64_t* ids_in, std::int64_t* ids_out, cudaStream_t stream) {
+    TESSEL_LAUNCH(1, compact_threads, 0, stream, compact_live_kernel)(live, count, kept, kept_count, ids_in, ids_out);
+    TESSEL_CUDA_CHECK_LAUNCH();
+}
+
+void identity_columns(std::int32_t* src, std::int32_t* count, size_type n, cudaStream_t stream) {
+    TESSEL_LAUNCH(blocks_for(n, 1024), pass_threads, 0, stream, identity_kernel)(src, count, n);
+    TESSEL_CUDA_CHECK_LAUNCH();
+}
+
+void gather_columns(const Value* in, const std::int32_t* src, const std::int32_t* count, Value* out, size_type rows,
+                    size_type ld, size_type max_columns, cudaStream_t stream) {
+    if (rows == 0 || max_columns == 0) return;
+    TESSEL_LAUNCH(blocks_for(rows * max_columns, 65536), pass_threads, 0, stream, gather_kernel)(in, src, count, out,
+                                                                                                 rows, ld);
+    TESSEL_CUDA_CHECK_LAUNCH();
+}
+
+void mark_live(const Value* c, const std::int32_t* count, std::int32_t* live, size_type rows, size_type ld,
+               size_type max_columns, cudaStream_t stream) {
+    if (rows == 0 || max_columns == 0) return;
+    constexpr size_type strip = 64;
+    const size_type strips = std::min<size_type>((rows + strip - 1) / strip, 65535);
+    const size_type per_strip = (rows + strips - 1) / strips;
+    const dim3 grid(blocks_for(max_columns, 65535), static_cast<unsigned>(strips));
+    TESSEL_LAUNCH(grid, pass_threads, 0, stream, mark_live_kernel)(c, count, live, rows, ld, per_strip);
+    TESSEL_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace tessel::spdnn::device

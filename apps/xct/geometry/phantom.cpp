@@ -1,0 +1,187 @@
+// Shepp-Logan phantoms and Poisson noise.
+#include "apps/xct/geometry/phantom.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <random>
+
+#include "core/error.hpp"
+
+namespace tessel::xct {
+
+namespace {
+
+struct Ellipse {
+    double value, a, b, x0, y0, phi_deg;
+};
+
+// Modified Shepp-Logan (Toft 1996): value, semi-axes, centre, rotation in degrees.
+constexpr Ellipse ellipses_2d[] = {
+    {1.0, 0.69, 0.92, 0.0, 0.0, 0.0},       {-0.8, 0.6624, 0.8740, 0.0, -0.0184, 0.0},
+    {-0.2, 0.1100, 0.3100, 0.22, 0.0, -18.0}, {-0.2, 0.1600, 0.4100, -0.22, 0.0, 18.0},
+    {0.1, 0.2100, 0.2500, 0.0, 0.35, 0.0},    {0.1, 0.0460, 0.0460, 0.0, 0.1, 0.0},
+    {0.1, 0.0460, 0.0460, 0.0, -0.1, 0.0},    {0.1, 0.0460, 0.0230, -0.08, -0.605, 0.0},
+    {0.1, 0.0230, 0.0230, 0.0, -0.606, 0.0},  {0.1, 0.0230, 0.0460, 0.06, -0.605, 0.0},
+};
+
+struct Ellipsoid {
+    double value, a, b, c, x0, y0, z0, phi, theta, psi;  // angles in degrees
+};
+
+// Modified 3-D Shepp-Logan (Kak & Slaney's ellipsoids, Toft's contrast).
+constexpr Ellipsoid ellipsoids_3d[] = {
+    {1.0, 0.6900, 0.920, 0.810, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0},
+    {-0.8, 0.6624, 0.874, 0.780, 0.0, -0.0184, 0.0, 0.0, 0.0, 0.0},
+    {-0.2, 0.1100, 0.310, 0.220, 0.22, 0.0, 0.0, -18.0, 0.0, 10.0},
+    {-0.2, 0.1600, 0.410, 0.280, -0.22, 0.0, 0.0, 18.0, 0.0, 10.0},
+    {0.1, 0.2100, 0.250, 0.410, 0.0, 0.35, -0.15, 0.0, 0.0, 0.0},
+    {0.1, 0.0460, 0.046, 0.050, 0.0, 0.1, 0.25, 0.0, 0.0, 0.0},
+    {0.1, 0.0460, 0.046, 0.050, 0.0, -0.1, 0.25, 0.0, 0.0, 0.0},
+    {0.1, 0.0460, 0.023, 0.050, -0.08, -0.605, 0.0, 0.0, 0.0, 0.0},
+    {0.1, 0.0230, 0.023, 0.020, 0.0, -0.606, 0.0, 0.0, 0.0, 0.0},
+    {0.1, 0.0230, 0.046, 0.020, 0.06, -0.605, 0.0, 0.0, 0.0, 0.0},
+};
+
+constexpr double degrees = std::numbers::pi / 180.0;
+
+// Normalised coordinate of pixel centre i on an n grid: (-n/2 + i + 0.5)/(n/2).
+double unit(size_type i, size_type n) { return (double(i) + 0.5 - 0.5 * double(n)) / (0.5 * double(n)); }
+
+// splitmix64: a counter-based generator, so noise depends only on (seed, index).
+struct SplitMix {
+    using result_type = std::uint64_t;
+    std::uint64_t state;
+    static constexpr result_type min() { return 0; }
+    static constexpr result_type max() { return std::numeric_limits<result_type>::max(); }
+    result_type operator()() {
+        std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+        return z ^ (z >> 31);
+    }
+};
+
+double noisy(double p, double photons, double max_p, std::uint64_t seed, std::uint64_t index) {
+    const double scale = 2.0 / max_p;
+    SplitMix rng{seed * 0x9e3779b97f4a7c15ULL + index * 0xd1b54a32d192ed03ULL};
+    rng();
+    const double mean = photons * std::exp(-p * scale);
+    std::poisson_distribution<long long> poisson(std::max(mean, 1e-300));
+    const double counts = std::max<double>(1.0, double(poisson(rng)));
+    return -std::log(counts / photons) / scale;
+}
+
+template <typename T>
+void noise(std::span<T> sinogram, double photons, std::uint64_t seed, std::int64_t index0,
+           double max_p) {
+    if (!(photons > 0)) TESSEL_INVALID_INPUT("noise", 0, "photon count must be positive");
+    if (max_p <= 0) {
+        max_p = 0;
+        for (T v : sinogram) max_p = std::max(max_p, double(v));
+    }
+    if (max_p <= 0) return;  // nothing attenuates: noise-free zero sinogram
+    const std::int64_t count = static_cast<std::int64_t>(sinogram.size());
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < count; ++i)
+        sinogram[i] = static_cast<T>(noisy(double(sinogram[i]), photons, max_p, seed, std::uint64_t(index0 + i)));
+}
+
+}  // namespace
+
+std::vector<float> shepp_logan_2d(size_type n) {
+    if (n < 1) TESSEL_INVALID_INPUT("phantom", 0, "size " + std::to_string(n) + " is below 1");
+    std::vector<float> image(static_cast<std::size_t>(n * n), 0.0f);
+#pragma omp parallel for schedule(static)
+    for (size_type iy = 0; iy < n; ++iy) {
+        const double y = -unit(iy, n);  // row 0 is the top of the head
+        for (size_type ix = 0; ix < n; ++ix) {
+            const double x = unit(ix, n);
+            double v = 0;
+            for (const auto& e : ellipses_2d) {
+                const double c = std::cos(e.phi_deg * degrees), s = std::sin(e.phi_deg * degrees);
+                const double u = (x - e.x0) * c + (y - e.y0) * s, w = -(x - e.x0) * s + (y - e.y0) * c;
+                if (u * u / (e.a * e.a) + w * w / (e.b * e.b) <= 1.0) v += e.value;
+            }
+            image[iy * n + ix] = static_cast<float>(v);
+        }
+    }
+    return image;
+}
+
+std::vector<float> shepp_logan_3d_slice(size_type n, double z) {
+    if (n < 1) TESSEL_INVALID_INPUT("phantom", 0, "size " + std::to_string(n) + " is below 1");
+    std::vector<float> image(static_cast<std::size_t>(n * n), 0.0f);
+#pragma omp parallel for schedule(static)
+    for (size_type iy = 0; iy < n; ++iy) {
+        const double y = -unit(iy, n);
+        for (size_type ix = 0; ix < n; ++ix) {
+            const double x = unit(ix, n);
+            double v = 0;
+            for (const auto& e : ellipsoids_3d) {
+                // Rotation by Euler angles (phi, theta, psi), then the centre (as phantom3d).
+                const double cphi = std::cos(e.phi * degrees), sphi = std::sin(e.phi * degrees);
+                const double cth = std::cos(e.theta * degrees), sth = std::sin(e.theta * degrees);
+                const double cpsi = std::cos(e.psi * degrees), spsi = std::sin(e.psi * degrees);
+                const double r00 = cpsi * cphi - cth * sphi * spsi, r01 = cpsi * sphi + cth * cphi * spsi,
+                             r02 = spsi * sth;
+                const double r10 = -spsi * cphi - cth * sphi * cpsi,
+                             r11 = -spsi * sphi + cth * cphi * cpsi, r12 = cpsi * sth;
+                const double r20 = sth * sphi, r21 = -sth * cphi, r22 = cth;
+                const double u = r00 * x + r01 * y + r02 * z - e.x0;
+                const double w = r10 * x + r11 * y + r12 * z - e.y0;
+                const double q = r20 * x + r21 * y + r22 * z - e.z0;
+                if (u * u / (e.a * e.a) + w * w / (e.b * e.b) + q * q / (e.c * e.c) <= 1.0) v += e.value;
+            }
+            image[iy * n + ix] = static_cast<float>(v);
+        }
+    }
+    return image;
+}
+
+std::vector<float> shepp_logan_volume(size_type n, size_type slices) {
+    if (slices < 1) TESSEL_INVALID_INPUT("phantom", 0, "slice count " + std::to_string(slices) + " is below 1");
+    if (slices == 1) return shepp_logan_2d(n);
+    std::vector<float> volume;
+    volume.reserve(static_cast<std::size_t>(n * n * slices));
+    for (size_type s = 0; s < slices; ++s) {
+        const auto image = shepp_logan_3d_slice(n, (2.0 * double(s) + 1.0) / double(slices) - 1.0);
+        volume.insert(volume.end(), image.begin(), image.end());
+    }
+    return volume;
+}
+
+void add_poisson_noise(std::span<float> sinogram, double photons, std::uint64_t seed, std::int64_t index0,
+                       double max_line_integral) {
+    noise(sinogram, photons, seed, index0, max_line_integral);
+}
+
+void add_poisson_noise(std::span<double> sinogram, double photons, std::uint64_t seed, std::int64_t index0,
+                       double max_line_integral) {
+    noise(sinogram, photons, seed, index0, max_line_integral);
+}
+
+double noisy_line_integral(double p, double photons, double max_line_integral, std::uint64_t seed,
+                           std::uint64_t index) {
+    if (!(photons > 0)) TESSEL_INVALID_INPUT("noise", 0, "photon count must be positive");
+    if (!(max_line_integral > 0)) return p;
+    return noisy(p, photons, max_line_integral, seed, index);
+}
+
+double psnr(std::span<const float> image, std::span<const float> truth) {
+    TESSEL_ENSURE_DIMS(image.size() == truth.size() && !truth.empty(), "psnr: sizes differ");
+    double lo = truth[0], hi = truth[0], sum = 0;
+    for (std::size_t i = 0; i < truth.size(); ++i) {
+        lo = std::min(lo, double(truth[i]));
+        hi = std::max(hi, double(truth[i]));
+        const double d = double(image[i]) - double(truth[i]);
+        sum += d * d;
+    }
+    const double mse = sum / double(truth.size());
+    if (mse == 0) return std::numeric_limits<double>::infinity();
+    const double range = hi > lo ? hi - lo : 1.0;
+    return 10.0 * std::log10(range * range / mse);
+}
+
+}  // namespace tessel::xct

@@ -1,0 +1,220 @@
+// The projectors' products on device operands (Projector::forward_device / backward_device): the
+// local operator's resident A and Aᵀ on device views, timed by event pairs read after the
+// solver's one wait per iteration; the turned operator's quarter turn by core's row kernels.
+#include <string>
+
+#include "apps/xct/operator/projector.hpp"
+#include "apps/xct/operator/turned_projector.hpp"
+#include "core/error.hpp"
+
+#if defined(TESSEL_HAVE_CUDA)
+#include "core/cuda/kernels/row_sums.hpp"
+#include "core/cuda/runtime/device_buffer.hpp"
+#include "core/cuda/runtime/stream.hpp"
+#include "core/kernels/column_kernels.hpp"
+#endif
+
+namespace tessel::xct {
+
+template <typename V>
+void Projector<V>::forward_device(DenseView<const V>, DenseView<V>) {
+    TESSEL_INVALID_INPUT("projector", 0, "device operands given to an operator that is not on a device");
+}
+
+template <typename V>
+void Projector<V>::backward_device(DenseView<const V>, DenseView<V>) {
+    TESSEL_INVALID_INPUT("projector", 0, "device operands given to an operator that is not on a device");
+}
+
+#if defined(TESSEL_HAVE_CUDA)
+
+template <typename V>
+struct LocalProjector<V>::DeviceTimes {
+    cuda::PendingTimes times;
+};
+
+template <typename V>
+void LocalProjector<V>::DeviceTimesDeleter::operator()(DeviceTimes* t) const {
+    delete t;
+}
+
+template <typename V>
+void LocalProjector<V>::forward_device(DenseView<const V> x, DenseView<V> y) {
+    if (!on_device()) Projector<V>::forward_device(x, y);
+    if (!device_times_) device_times_.reset(new DeviceTimes());
+    device_times_->times.start(nullptr);
+    a_.multiply_device(x, y);
+    device_times_->times.stop(nullptr, &this->stats_.forward_seconds);
+    count_product(false, x.cols);
+}
+
+template <typename V>
+void LocalProjector<V>::backward_device(DenseView<const V> y, DenseView<V> x) {
+    if (!on_device()) Projector<V>::backward_device(y, x);
+    if (!device_times_) device_times_.reset(new DeviceTimes());
+    device_times_->times.start(nullptr);
+    if (options_.scatter_transpose)
+        a_.multiply_transposed_device(y, x);
+    else
+        at_.multiply_device(y, x);
+    device_times_->times.stop(nullptr, &this->stats_.backward_seconds);
+    count_product(true, y.cols);
+}
+
+template <typename V>
+void LocalProjector<V>::collect_device_times() {
+    if (device_times_) device_times_->times.collect();
+}
+
+// The 2K-column operands on the device and the turn: gather (x turned) and scatter-add (the
+// turned half back) as core's row kernels with the identity as the row sums' sources.
+template <typename V>
+struct TurnedPairProjector<V>::Device {
+    cuda::DeviceDense<V> wide_in, wide_out, turned;
+    cuda::DeviceBuffer<size_type> turn, ptr, sources;
+};
+
+template <typename V>
+void TurnedPairProjector<V>::DeviceDeleter::operator()(Device* d) const {
+    delete d;
+}
+
+namespace {
+
+template <typename V>
+void ensure_shape(cuda::DeviceDense<V>& m, size_type rows, size_type cols) {
+    if (m.rows() != rows || m.cols() != cols) m = cuda::DeviceDense<V>(rows, cols);
+}
+
+}  // namespace
+
+// The turn on the device, once: add_row_sums with row q's only source q is a scatter-add by turn.
+template <typename V>
+void TurnedPairProjector<V>::make_device() {
+    if (device_) return;
+    device_.reset(new Device());
+    const size_type p = pixels();
+    std::vector<size_type> ptr(static_cast<std::size_t>(p + 1)), sources(static_cast<std::size_t>(p));
+    for (size_type q = 0; q < p; ++q) {
+        sources[q] = q;
+        ptr[q + 1] = q + 1;
+    }
+    device_->turn = cuda::DeviceBuffer<size_type>(turn_.data(), p);
+    device_->ptr = cuda::DeviceBuffer<size_type>(ptr.data(), p + 1);
+    device_->sources = cuda::DeviceBuffer<size_type>(sources.data(), p);
+    cuda::synchronize_stream(nullptr);  // the host vectors die here
+}
+
+template <typename V>
+void TurnedPairProjector<V>::forward_device(DenseView<const V> x, DenseView<V> y) {
+    if (!on_device()) Projector<V>::forward_device(x, y);
+    const size_type k = x.cols, p = pixels(), h = half_->rays();
+    TESSEL_ENSURE_DIMS(x.rows == p && y.rows == 2 * h && y.cols == k,
+                       "turned forward: " + std::to_string(x.rows) + " pixel rows and " + std::to_string(y.rows) +
+                           " ray rows for " + std::to_string(p) + " pixels and " + std::to_string(2 * h) + " rays");
+    make_device();
+    Device& d = *device_;
+    ensure_shape(d.wide_in, p, 2 * k);
+    ensure_shape(d.wide_out, h, 2 * k);
+    ensure_shape(d.turned, p, k);
+    cuda::device::copy_columns(x, d.wide_in.columns(0, k), nullptr);
+    cuda::device::gather_rows<V>(x, d.turn.data(), p, d.turned.data(), nullptr);
+    cuda::device::copy_columns(DenseView<const V>(d.turned.view()), d.wide_in.columns(k, k), nullptr);
+    const SpmmStats before = half_->stats();
+    half_->forward_device(DenseView<const V>(d.wide_in.view()), d.wide_out.view());
+    count(before, false);
+    cuda::device::copy_columns(DenseView<const V>(d.wide_out.columns(0, k)),
+                               DenseView<V>(y.data, h, k, Layout::row_major, y.ld), nullptr);
+    cuda::device::copy_columns(DenseView<const V>(d.wide_out.columns(k, k)),
+                               DenseView<V>(y.data + h * y.ld, h, k, Layout::row_major, y.ld), nullptr);
+}
+
+template <typename V>
+void TurnedPairProjector<V>::backward_device(DenseView<const V> y, DenseView<V> x) {
+    if (!on_device()) Projector<V>::backward_device(y, x);
+    const size_type k = y.cols, p = pixels(), h = half_->rays();
+    TESSEL_ENSURE_DIMS(y.rows == 2 * h && x.rows == p && x.cols == k,
+                       "turned backward: " + std::to_string(y.rows) + " ray rows and " + std::to_string(x.rows) +
+                           " pixel rows for " + std::to_string(2 * h) + " rays and " + std::to_string(p) + " pixels");
+    make_device();
+    Device& d = *device_;
+    ensure_shape(d.wide_in, p, 2 * k);
+    ensure_shape(d.wide_out, h, 2 * k);
+    cuda::device::copy_columns(DenseView<const V>(y.data, h, k, Layout::row_major, y.ld), d.wide_out.columns(0, k),
+                               nullptr);
+    cuda::device::copy_columns(DenseView<const V>(y.data + h * y.ld, h, k, Layout::row_major, y.ld),
+                               d.wide_out.columns(k, k), nullptr);
+    const SpmmStats before = half_->stats();
+    half_->backward_device(DenseView<const V>(d.wide_out.view()), d.wide_in.view());
+    count(before, true);
+    // x = first column block, then x[turn(q)] += second column block of row q.
+    cuda::device::copy_columns(DenseView<const V>(d.wide_in.columns(0, k)), x, nullptr);
+    cuda::device::add_row_sums<V>(DenseView<const V>(d.wide_in.columns(k, k)), d.turn.data(), d.ptr.data(),
+                                  d.sources.data(), p, x, nullptr);
+}
+
+template <typename V>
+void TurnedPairProjector<V>::collect_device_times() {
+    const SpmmStats before = half_->stats();
+    half_->collect_device_times();
+    const SpmmStats& now = half_->stats();
+    this->stats_.forward_seconds += now.forward_seconds - before.forward_seconds;
+    this->stats_.backward_seconds += now.backward_seconds - before.backward_seconds;
+}
+
+#else  // builds without CUDA: no projector is ever on a device
+
+// The device products fall back to Projector's (which throws NotCompiled); nothing to time.
+#define TESSEL_XCT_HOST_ONLY_DEVICE_PRODUCTS(Class)                                   \
+    template <typename V>                                                             \
+    void Class<V>::forward_device(DenseView<const V> x, DenseView<V> y) {             \
+        Projector<V>::forward_device(x, y);                                           \
+    }                                                                                 \
+    template <typename V>                                                             \
+    void Class<V>::backward_device(DenseView<const V> y, DenseView<V> x) {            \
+        Projector<V>::backward_device(y, x);                                          \
+    }                                                                                 \
+    template <typename V>                                                             \
+    void Class<V>::collect_device_times() {}
+
+template <typename V>
+struct LocalProjector<V>::DeviceTimes {};
+template <typename V>
+void LocalProjector<V>::DeviceTimesDeleter::operator()(DeviceTimes* t) const {
+    delete t;
+}
+TESSEL_XCT_HOST_ONLY_DEVICE_PRODUCTS(LocalProjector)
+
+template <typename V>
+struct TurnedPairProjector<V>::Device {};
+template <typename V>
+void TurnedPairProjector<V>::DeviceDeleter::operator()(Device* d) const {
+    delete d;
+}
+template <typename V>
+void TurnedPairProjector<V>::make_device() {}
+TESSEL_XCT_HOST_ONLY_DEVICE_PRODUCTS(TurnedPairProjector)
+#undef TESSEL_XCT_HOST_ONLY_DEVICE_PRODUCTS
+
+#endif
+
+template class Projector<float>;
+template class Projector<double>;
+
+// The classes are instantiated with their other members (local_projector.cpp, turned_projector.cpp);
+// these members are defined here.
+#define TESSEL_INSTANTIATE(V)                                                                       \
+    template void LocalProjector<V>::forward_device(DenseView<const V>, DenseView<V>);              \
+    template void LocalProjector<V>::backward_device(DenseView<const V>, DenseView<V>);             \
+    template void LocalProjector<V>::collect_device_times();                                        \
+    template void LocalProjector<V>::DeviceTimesDeleter::operator()(DeviceTimes*) const;            \
+    template void TurnedPairProjector<V>::forward_device(DenseView<const V>, DenseView<V>);         \
+    template void TurnedPairProjector<V>::backward_device(DenseView<const V>, DenseView<V>);        \
+    template void TurnedPairProjector<V>::collect_device_times();                                   \
+    template void TurnedPairProjector<V>::make_device();                                            \
+    template void TurnedPairProjector<V>::DeviceDeleter::operator()(Device*) const;
+TESSEL_INSTANTIATE(float)
+TESSEL_INSTANTIATE(double)
+#undef TESSEL_INSTANTIATE
+
+}  // namespace tessel::xct

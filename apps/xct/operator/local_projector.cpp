@@ -1,0 +1,165 @@
+// The single-rank operator: A and Aᵀ as two of core's SpMM operators.
+#include "apps/xct/operator/projector.hpp"
+
+#include <omp.h>
+
+#include "apps/xct/operator/tiled_system_matrix.hpp"
+#include "core/error.hpp"
+
+namespace tessel::xct {
+
+SpmmOperatorConfig operator_config(const ProjectorOptions& options) {
+    SpmmOperatorConfig config;
+    config.backend = options.backend;
+    config.format = options.kernel;
+    config.tiles = options.tiles;
+    config.register_factor = options.register_factor;
+    config.half_values = options.half_values;
+    if (options.half_values && options.kernel == Kernel::csr)
+        TESSEL_INVALID_INPUT("--precision", 0, "mixed keeps the operator in tiled ELL; drop --kernel csr");
+    if (options.scatter_transpose && options.kernel == Kernel::csr)
+        TESSEL_INVALID_INPUT("--transpose", 0, "scatter runs on A's tiled ELL; drop --kernel csr");
+    return config;
+}
+
+template <typename V>
+LocalProjector<V>::LocalProjector(Csr<V, Index> a, const ProjectorOptions& options, PhaseTimes* times)
+    : options_(options), pixels_(a.cols()), rays_(a.rows()), nnz_(a.nnz()) {
+    PhaseTimes local;
+    PhaseTimes& t = times ? *times : local;
+    auto scope = t.scope("build");
+    Timer step;
+    auto lap = [&](const char* name) {
+        build_seconds_[name] = step.seconds();
+        step.restart();
+    };
+    const SpmmOperatorConfig config = operator_config(options_);
+    // Order keeps the peak low: Aᵀ from the CSR rows, then A's operator (releasing its CSR),
+    // then Aᵀ's.
+    Csr<V, Index> at;
+    if (!options_.scatter_transpose) at = transpose_parallel(a);
+    lap("transpose");
+    a_ = SpmmOperator<V, Index>(std::move(a), config);
+    lap("operator_a");
+    if (!options_.scatter_transpose) at_ = SpmmOperator<V, Index>(std::move(at), config);
+    lap("operator_at");
+}
+
+template <typename V>
+LocalProjector<V>::LocalProjector(TiledEll<V, Index> a, TiledEll<V, Index> at, const ProjectorOptions& options,
+                                  PhaseTimes* times)
+    : options_(options), pixels_(a.cols), rays_(a.rows), nnz_(a.nnz) {
+    PhaseTimes local;
+    auto scope = (times ? *times : local).scope("build");
+    Timer step;
+    const SpmmOperatorConfig config = operator_config(options_);
+    a_ = SpmmOperator<V, Index>(std::move(a), config);
+    if (!options_.scatter_transpose) at_ = SpmmOperator<V, Index>(std::move(at), config);
+    build_seconds_["operators"] = step.seconds();
+}
+
+template <typename V>
+void LocalProjector<V>::run(bool transposed, DenseMatrix<V>& in, DenseMatrix<V>& out) {
+    const size_type in_rows = transposed ? rays_ : pixels_, out_rows = transposed ? pixels_ : rays_;
+    TESSEL_ENSURE_DIMS(in.rows() == in_rows && in.layout() == Layout::row_major,
+                       std::string(transposed ? "backprojection" : "projection") + ": input has " +
+                           std::to_string(in.rows()) + " rows, expected " + std::to_string(in_rows));
+    if (out.rows() != out_rows || out.cols() != in.cols()) out = DenseMatrix<V>(out_rows, in.cols());
+    Timer timer;
+    const size_type k = in.cols();
+    auto& op = transposed && !options_.scatter_transpose ? at_ : a_;
+    if (transposed && options_.scatter_transpose)
+        op.multiply_transposed(DenseView<const V>(in.view()), out.view());
+    else
+        op.multiply(DenseView<const V>(in.view()), out.view());
+    (transposed ? this->stats_.backward_seconds : this->stats_.forward_seconds) += timer.seconds();
+    count_product(transposed, k);
+}
+
+// Calls, flops and bytes of one product (its seconds are counted by the caller).
+template <typename V>
+void LocalProjector<V>::count_product(bool transposed, size_type k) {
+    const size_type in_rows = transposed ? rays_ : pixels_, out_rows = transposed ? pixels_ : rays_;
+    const auto& op = transposed && !options_.scatter_transpose ? at_ : a_;
+    auto& s = this->stats_;
+    ++(transposed ? s.backward_calls : s.forward_calls);
+    s.flops += 2.0 * double(nnz_) * double(k);
+    s.bytes += op.bytes() + double(k) * double(in_rows + out_rows) * sizeof(V);
+    if (transposed && options_.scatter_transpose && !on_device())  // each thread's sums written and read once
+        s.bytes += 2.0 * double(k) * double(out_rows) * sizeof(V) * double(omp_get_max_threads());
+}
+
+template <typename V>
+void LocalProjector<V>::forward(DenseMatrix<V>& x, DenseMatrix<V>& y) {
+    run(false, x, y);
+}
+
+template <typename V>
+void LocalProjector<V>::backward(DenseMatrix<V>& y, DenseMatrix<V>& x) {
+    run(true, y, x);
+}
+
+template <typename V>
+double LocalProjector<V>::matrix_bytes() const {
+    return a_.bytes() + (options_.scatter_transpose ? 0.0 : at_.bytes());
+}
+
+template <typename V>
+nlohmann::json LocalProjector<V>::describe() const {
+    nlohmann::json j{{"kernel", std::string(to_string(options_.kernel))},
+                     {"kernel_runs", a_.kernel_description(0)},
+                     {"backend", std::string(tessel::to_string(a_.config().backend))},
+                     {"nnz", nnz_},
+                     {"pixels", pixels_},
+                     {"rays", rays_},
+                     {"matrix_bytes", matrix_bytes()},
+                     {"build_seconds", build_seconds_}};
+    if (options_.kernel != Kernel::csr) {  // the tiled forms' sizes, padding and reuse
+        j["block_rows"] = options_.tiles.block_rows;
+        j["buffer_entries"] = options_.tiles.buffer_entries;
+        j["A"] = a_.describe();
+        if (options_.scatter_transpose)
+            j["At"] = "A's tiles, transposed kernel";
+        else
+            j["At"] = at_.describe();
+    }
+    return j;
+}
+
+template <typename V>
+std::unique_ptr<LocalProjector<V>> make_local_projector(const Geometry& geometry, const Ordering& ordering,
+                                                        const ProjectorOptions& options, PhaseTimes* times) {
+    if (options.kernel == Kernel::tiled_ell) {  // the lean build: no CSR copy
+        PhaseTimes local;
+        TiledOperators<V> built;
+        {
+            auto scope = (times ? *times : local).scope("build");
+            built = build_tiled_operators<V>(geometry, ordering, options.tiles, options.half_values,
+                                             !options.scatter_transpose);
+        }
+        auto op = std::make_unique<LocalProjector<V>>(std::move(built.a), std::move(built.at), options, times);
+        op->build_seconds_["trace"] = built.trace_seconds;
+        if (!options.scatter_transpose) op->build_seconds_["transpose"] = built.transpose_seconds;
+        return op;
+    }
+    Csr<V, Index> a;
+    Timer timer;
+    {
+        PhaseTimes local;
+        auto scope = (times ? *times : local).scope("build");
+        a = build_rows<V>(geometry, ordering, 0, geometry.num_rays());
+    }
+    const double trace_seconds = timer.seconds();
+    auto op = std::make_unique<LocalProjector<V>>(std::move(a), options, times);
+    op->build_seconds_["trace"] = trace_seconds;
+    return op;
+}
+
+template class LocalProjector<float>;
+template class LocalProjector<double>;
+template std::unique_ptr<LocalProjector<float>> make_local_projector(const Geometry&, const Ordering&,
+                                                                     const ProjectorOptions&, PhaseTimes*);
+template std::unique_ptr<LocalProjector<double>> make_local_projector(const Geometry&, const Ordering&,
+                                                                      const ProjectorOptions&, PhaseTimes*);
+
+}  // namespace tessel::xct

@@ -1,0 +1,298 @@
+// The thesis's tiled ELL SpMM kernel (section 2.3, Listing 1) on row-major B and C: per
+// stage, the block's mapped rows of B are staged in shared memory one register tile of
+// columns at a time; each thread owns one row and accumulates its tile in registers.
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "core/cuda/device_spmm.hpp"
+#include "core/cuda/kernels/spmm_launch.hpp"
+#include "core/cuda/kernels/tiled_ell_args.hpp"
+#include "core/cuda/runtime/cuda_check.hpp"
+#include "core/cuda/runtime/device_code.hpp"
+#include "core/instantiate.hpp"
+
+namespace tessel::cuda {
+
+namespace {
+
+constexpr int warp_size = 32;
+constexpr int max_block_threads = 1024;
+
+// Launch bounds per register factor: a thread with 128 bytes of accumulators or more (32
+// floats, 16 doubles) gets up to 128 registers (512 threads); the others 64 (1024 threads).
+template <int R, typename V>
+constexpr int tiled_max_threads() {
+    return R * static_cast<int>(sizeof(V)) >= 128 ? 512 : 1024;
+}
+
+int tiled_max_threads(int factor, std::size_t value_size) {
+    return factor * static_cast<int>(value_size) >= 128 ? 512 : 1024;
+}
+
+using detail::TiledArgs;
+
+// 16 bytes of values, loaded and stored as one access where the address allows (LDG.128).
+template <typename V>
+struct alignas(16) Chunk16 {
+    V v[16 / sizeof(V)];
+};
+
+// Stages the block's mapped rows of B for this stage into buf[kk*stride + n]. Scalar: R
+// consecutive threads read one row's R values. Wide (a full tile whose rows start 16-byte
+// aligned): each thread reads 16 bytes of a row at once, four times fewer loads in flight to
+// wait for, the stage's main stall on the card.
+template <int R, bool Wide, typename V, typename I>
+__device__ __forceinline__ void stage_rows(SharedPtr<V> buf, const I* __restrict__ map, int staged, int stride,
+                                           const V* __restrict__ bk, size_type ldb, int active) {
+    if constexpr (Wide) {
+        constexpr int per = 16 / static_cast<int>(sizeof(V));  // values per 16-byte chunk
+        constexpr int chunks = R / per;                        // chunks per staged row
+#pragma unroll 4
+        for (int t = threadIdx.x; t < staged * chunks; t += blockDim.x) {
+            const int n = t / chunks, q = t % chunks;
+            const Chunk16<V> x = *reinterpret_cast<const Chunk16<V>*>(bk + static_cast<size_type>(map[n]) * ldb + q * per);
+#pragma unroll
+            for (int j = 0; j < per; ++j) buf[(q * per + j) * stride + n] = x.v[j];
+        }
+    } else {
+#pragma unroll 4
+        for (int t = threadIdx.x; t < staged * R; t += blockDim.x) {
+            const int n = t / R, kk = t % R;
+            V x = V(0);
+            if (kk < active) x = bk[static_cast<size_type>(map[n]) * ldb + kk];
+            buf[kk * stride + n] = x;
+        }
+    }
+}
+
+// One block per row block (blockDim.x == block_rows), blockIdx.y picks the column tile
+// k0 = k_first + blockIdx.y*R; columns at or beyond k_end (only in a tail launch) are
+// neither loaded nor written. Shared memory: buf[kk*stage_stride + n] holds B[map[n], k0+kk].
+template <int R, bool Wide, typename V, typename I>
+__global__ void __launch_bounds__(tiled_max_threads<R, V>(), 1)
+    tiled_ell_kernel(TiledArgs<V, I> a, const V* __restrict__ b, size_type ldb,
+                     V* __restrict__ c, size_type ldc, size_type k_first, size_type k_end,
+                     Epilogue<V> ep) {
+    TESSEL_DYNAMIC_SHARED(V, buf);
+    const size_type block = blockIdx.x;
+    const size_type k0 = k_first + static_cast<size_type>(blockIdx.y) * R;
+    const int active = k_end - k0 < R ? static_cast<int>(k_end - k0) : R;
+    const int lane = threadIdx.x % warp_size;
+    const int warp = threadIdx.x / warp_size;
+    const int stride = a.stage_stride;
+    const V* bk = b + k0;
+
+    V acc[R];
+#pragma unroll
+    for (int kk = 0; kk < R; ++kk) acc[kk] = V(0);
+
+    const size_type stage_end = a.buffdispl[block + 1];
+    for (size_type s = a.buffdispl[block]; s < stage_end; ++s) {
+        const size_type m0 = a.mapdispl[s];
+        const int staged = static_cast<int>(a.mapdispl[s + 1] - m0);
+        const I* __restrict__ map = a.map + m0;
+        stage_rows<R, Wide>(buf, map, staged, stride, bk, ldb, active);
+        __syncthreads();
+        // The warp's ELL slots of this stage: lane r of slot m is entry m*32 + r (coalesced).
+        const size_type* wd = a.warpdispl + s * a.warps_per_block + warp;
+        const size_type slot_end = wd[1];
+        for (size_type m = wd[0]; m < slot_end; ++m) {
+            // A uniform branch: every thread of the launch takes the same side.
+            const V v = a.half_values ? V(__half2float(__ushort_as_half(a.half_values[m * warp_size + lane])))
+                                      : a.values[m * warp_size + lane];
+            const int idx = a.index[m * warp_size + lane];
+#pragma unroll
+            for (int kk = 0; kk < R; ++kk) acc[kk] += v * buf[kk * stride + idx];
+        }
+        __syncthreads();  // the next stage overwrites the buffer
+    }
+
+    const size_type row = block * a.block_rows + threadIdx.x;
+    if (row < a.rows) {
+        V* crow = c + row * ldc + k0;
+#pragma unroll
+        for (int kk = 0; kk < R; ++kk)
+            if (kk < active) crow[kk] = ep.apply(acc[kk], crow[kk]);
+    }
+}
+
+// True when every tile of a launch may stage its rows 16 bytes at a time: full tiles whose rows
+// start 16-byte aligned. TESSEL_CUDA_STAGING=scalar keeps the scalar loads (to compare on a card).
+template <int R, typename V>
+bool wide_staging(DenseView<const V> b, size_type k_first, size_type tiles) {
+    static const bool scalar_forced = [] {
+        const char* s = std::getenv("TESSEL_CUDA_STAGING");
+        return s != nullptr && std::string(s) == "scalar";
+    }();
+    constexpr size_type chunk = 16;
+    const auto address = reinterpret_cast<std::uintptr_t>(b.data + k_first);
+    return !scalar_forced && (R * sizeof(V)) % chunk == 0 && k_first + tiles * R <= b.cols && address % chunk == 0 &&
+           (b.ld * static_cast<size_type>(sizeof(V))) % chunk == 0;
+}
+
+// Launches the factor-R kernel over `tiles` column tiles starting at column k_first.
+template <int R, bool Wide, typename V, typename I>
+void launch_tiled_as(const TiledArgs<V, I>& args, size_type blocks, DenseView<const V> b,
+                     DenseView<V> c, size_type k_first, size_type tiles, const Epilogue<V>& ep,
+                     size_type shared_bytes, const detail::DeviceLimits& limits,
+                     cudaStream_t stream) {
+    auto* kernel = tiled_ell_kernel<R, Wide, V, I>;
+    if (shared_bytes > limits.shared_per_block)
+        // Raise this kernel's limit to the device's opt-in maximum: the same value from
+        // every thread, so concurrent callers never lower it under one another.
+        TESSEL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(limits.shared_per_block_optin)));
+    constexpr size_type max_grid_y = 65535;
+    for (size_type t0 = 0; t0 < tiles; t0 += max_grid_y) {
+        const dim3 grid(static_cast<unsigned>(blocks),
+                        static_cast<unsigned>(std::min(max_grid_y, tiles - t0)));
+        TESSEL_LAUNCH(grid, static_cast<unsigned>(args.block_rows), static_cast<std::size_t>(shared_bytes), stream, tiled_ell_kernel<R, Wide, V, I>)(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R, b.cols, ep);
+        TESSEL_CUDA_CHECK_LAUNCH();
+    }
+}
+
+template <int R, typename V, typename I>
+void launch_tiled(const TiledArgs<V, I>& args, size_type blocks, DenseView<const V> b,
+                  DenseView<V> c, size_type k_first, size_type tiles, const Epilogue<V>& ep,
+                  size_type shared_bytes, const detail::DeviceLimits& limits,
+                  cudaStream_t stream) {
+    if (wide_staging<R>(b, k_first, tiles))
+        launch_tiled_as<R, true>(args, blocks, b, c, k_first, tiles, ep, shared_bytes, limits, stream);
+    else
+        launch_tiled_as<R, false>(args, blocks, b, c, k_first, tiles, ep, shared_bytes, limits, stream);
+}
+
+template <typename V, typename I>
+void launch_factor(int factor, const TiledArgs<V, I>& args, size_type blocks,
+                   DenseView<const V> b, DenseView<V> c, size_type k_first, size_type tiles,
+                   const Epilogue<V>& ep, size_type shared_bytes,
+                   const detail::DeviceLimits& limits, cudaStream_t stream) {
+    switch (factor) {
+    case 32: launch_tiled<32>(args, blocks, b, c, k_first, tiles, ep, shared_bytes, limits, stream); break;
+    case 16: launch_tiled<16>(args, blocks, b, c, k_first, tiles, ep, shared_bytes, limits, stream); break;
+    case 8: launch_tiled<8>(args, blocks, b, c, k_first, tiles, ep, shared_bytes, limits, stream); break;
+    default: launch_tiled<4>(args, blocks, b, c, k_first, tiles, ep, shared_bytes, limits, stream); break;
+    }
+}
+
+size_type shared_bytes_for(int stride, int factor, std::size_t value_size) {
+    return static_cast<size_type>(stride) * factor * static_cast<size_type>(value_size);
+}
+
+// Blocks that should stay resident on a multiprocessor when the kernel picks the register
+// tile: a block waits on its staging loads at every stage, and only other blocks hide that
+// (on an H200, 16 columns of 4096-entry stages: one block of 8 columns per SM, 6.8 ms; three
+// blocks of 4 columns, 2x faster, though A is read twice as often).
+constexpr size_type resident_blocks_wanted = 3;
+
+// The register factor the tiled kernel starts from for k right-hand sides (as on the cpu).
+int automatic_factor(size_type k) {
+    if (k >= 32) return 32;
+    if (k >= 16) return 16;
+    if (k >= 8) return 8;
+    return 4;
+}
+
+template <typename V, typename I>
+TiledEllLaunch plan_with_limits(const DeviceTiledEll<V, I>& a, size_type k, int requested,
+                                const detail::DeviceLimits& limits) {
+    if (requested != 0 && requested != 4 && requested != 8 && requested != 16 && requested != 32)
+        TESSEL_INVALID_INPUT("register factor", 0,
+                             std::to_string(requested) + " is not one of 4, 8, 16, 32");
+    if (a.block_rows() <= 0 || a.block_rows() % warp_size != 0 ||
+        a.block_rows() > max_block_threads)
+        TESSEL_INVALID_INPUT("tiled ELL config", 0,
+                             "block_rows " + std::to_string(a.block_rows()) +
+                                 " must be a multiple of 32 of at most 1024 for the cuda kernel "
+                                 "(one thread per row)");
+    const int stride = detail::stage_stride(a.max_stage_entries());
+    int factor = requested != 0 ? requested : automatic_factor(k);
+    // Fit the staging buffer and the launch bounds by halving the register tile; a tile of
+    // our choosing also leaves room for resident_blocks_wanted blocks per multiprocessor.
+    const size_type budget =
+        requested != 0 ? limits.shared_per_block_optin : detail::shared_budget(limits, resident_blocks_wanted);
+    while (factor > 4 && (shared_bytes_for(stride, factor, sizeof(V)) > budget ||
+                          a.block_rows() > tiled_max_threads(factor, sizeof(V))))
+        factor /= 2;
+    const size_type bytes = shared_bytes_for(stride, factor, sizeof(V));
+    if (bytes > limits.shared_per_block_optin)
+        TESSEL_THROW(CudaError,
+                     "cuda::spmm_tiled_ell: the staging buffer needs " + std::to_string(bytes) +
+                         " bytes of shared memory per block (" +
+                         std::to_string(a.max_stage_entries()) + " staged entries x register factor " +
+                         std::to_string(factor) + " x " + std::to_string(sizeof(V)) +
+                         " bytes) but " + detail::current_device_name() + " allows " +
+                         std::to_string(limits.shared_per_block_optin) +
+                         " bytes; build the tiled ELL with buffer_entries <= " +
+                         std::to_string(limits.shared_per_block_optin / (4 * sizeof(V)) - 1));
+    TiledEllLaunch launch;
+    launch.register_factor = factor;
+    launch.shared_bytes = bytes;
+    launch.block_threads = a.block_rows();
+    size_type left = k % factor;
+    for (int width = factor / 2; width >= 4; width /= 2)
+        if (left >= width) {
+            ++launch.tail_launches;
+            left -= width;
+        }
+    if (left > 0) ++launch.tail_launches;
+    return launch;
+}
+
+}  // namespace
+
+namespace device {
+
+template <typename V, typename I>
+TiledEllLaunch plan_tiled_ell(const DeviceTiledEll<V, I>& a, size_type k, int register_factor) {
+    return plan_with_limits(a, k, register_factor, detail::current_device_limits());
+}
+
+template <typename V, typename I>
+TiledEllLaunch spmm_tiled_ell(const DeviceTiledEll<V, I>& a, InputView<V> b,
+                              DenseView<V> c, const Epilogue<V>& ep, int register_factor,
+                              cudaStream_t stream) {
+    detail::check_spmm_shapes("cuda::spmm_tiled_ell", a.rows(), a.cols(), b, c);
+    const detail::DeviceLimits limits = detail::current_device_limits();
+    const size_type k = b.cols;
+    const TiledEllLaunch launch = plan_with_limits(a, k, register_factor, limits);
+    if (a.rows() == 0 || k == 0) return launch;
+
+    const TiledArgs<V, I> args = detail::tiled_args(a);
+    const int factor = launch.register_factor;
+    const size_type blocks = a.num_blocks();
+    // Main launch over the full tiles, then halving widths for what is left (as on the cpu);
+    // the last 1-3 columns run in a factor-4 tile that masks the columns beyond k.
+    const size_type full_tiles = k / factor;
+    if (full_tiles > 0)
+        launch_factor(factor, args, blocks, b, c, 0, full_tiles, ep, launch.shared_bytes, limits,
+                      stream);
+    size_type k0 = full_tiles * factor;
+    for (int width = factor / 2; width >= 4; width /= 2)
+        if (k - k0 >= width) {
+            launch_factor(width, args, blocks, b, c, k0, 1, ep,
+                          shared_bytes_for(args.stage_stride, width, sizeof(V)), limits, stream);
+            k0 += width;
+        }
+    if (k0 < k)
+        launch_factor(4, args, blocks, b, c, k0, 1, ep,
+                      shared_bytes_for(args.stage_stride, 4, sizeof(V)), limits, stream);
+    return launch;
+}
+
+}  // namespace device
+
+#define TESSEL_INSTANTIATE(V, I)                                                               \
+    template TiledEllLaunch device::plan_tiled_ell(const DeviceTiledEll<V, I>&, size_type,     \
+                                                   int);                                       \
+    template TiledEllLaunch device::spmm_tiled_ell(const DeviceTiledEll<V, I>&,                \
+                                                   DenseView<const V>, DenseView<V>,           \
+                                                   const Epilogue<V>&, int, cudaStream_t);
+TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
+#undef TESSEL_INSTANTIATE
+
+}  // namespace tessel::cuda
