@@ -14,9 +14,27 @@
 
 namespace tessel::xct {
 
-/// Largest difference |θ[a + M/2] − θ[a] − π/2| accepted (radians): float32 angle files are
-/// about 1e-7 off; 1e-5 rad moves a ray by less than 0.01 pixel across a 2048-pixel image.
-inline constexpr double turn_pair_tolerance = 1e-5;
+/// How far (pixels) a ray of the turned operator may lie from the measured one anywhere in the
+/// image. A pair off by δ = θ[a + M/2] − θ[a] − π/2 is traced at its mean angle, so each of its
+/// rays is turned by |δ|/2 about the axis and moves by r·|δ|/2 at distance r from it, at most
+/// (N/√2)·|δ|/2 at the image's corners. 1/20 pixel: the float32 angles of i·180/n (δ ≈ 1e-7)
+/// pass for any image; a 512-pixel scan whose pairs are 0.005° apart (encoder steps 0.01 % short)
+/// moves 0.016 pixel and passes; a 2048-pixel one passes up to 0.0039°.
+inline constexpr double turn_pair_tolerance_pixels = 0.05;
+
+/// Pairs off by at most this (radians, rounding of angles computed in double) keep the first
+/// half's angle as it is rather than the pair's mean, so that exact scans are traced exactly.
+inline constexpr double turn_pair_exact = 1e-12;
+
+/// The angles' pairing 90° apart: the worst pair and how far its rays move in the image.
+struct TurnedPairing {
+    std::string problem;     // "" when the angles pair up within turn_pair_tolerance_pixels
+    size_type worst = 0;     // the pair (worst, partner = worst + M/2) furthest from 90°
+    size_type partner = 0;
+    double worst_gap = 0;    // its θ[worst + M/2] − θ[worst], radians
+    double shift_pixels = 0; // (N/√2)·|δ|/2 for that pair
+};
+TurnedPairing turned_pairing(const Geometry& geometry);
 
 /// --turn-symmetry: on, off, or auto (on when the scan allows it).
 enum class TurnSymmetry { automatic, on, off };
@@ -24,7 +42,7 @@ TurnSymmetry parse_turn_symmetry(std::string_view name);  // "auto", "on", "off"
 std::string_view to_string(TurnSymmetry mode);
 
 /// Why the angles do not come in pairs 90° apart ("needs an even number of angles, not 45"),
-/// or "" when angle a + M/2 is angle a + 90° for every a < M/2 (within turn_pair_tolerance).
+/// or "" when angle a + M/2 is angle a + 90° for every a < M/2 (within turn_pair_tolerance_pixels).
 std::string turned_pairs_problem(const Geometry& geometry);
 
 /// Throws InvalidInput (`option`: turned_pairs_problem) when there is one.
@@ -34,7 +52,11 @@ void check_turned_pairs(const Geometry& geometry, const char* option = "--turn-s
 /// naming `option`); auto when the angles pair up, with the reason either way in `why`.
 bool turn_chosen(TurnSymmetry mode, const Geometry& geometry, const char* option, std::string& why);
 
-/// The same image and detector with the first half of the angles.
+/// A line for the plan: how close the pairs are (nothing to add for exact pairs).
+std::string turned_pairing_note(const TurnedPairing& pairing);
+
+/// The same image and detector with the first half of the angles, each at its pair's mean
+/// (θ[a] + θ[a + M/2] − π/2)/2 when the pair is off by more than turn_pair_exact.
 Geometry first_half(const Geometry& geometry);
 
 /// The order of the whole scan from that of its first half: the first half's rays in their
