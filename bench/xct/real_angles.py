@@ -15,7 +15,8 @@ object with its own Poisson noise (--photons, counts per ray as tessel-xct --noi
   make:    real_angles.py make --angles float32|short --size 512 --count 750 --slices 16 \\
                [--photons 1e4] --out PREFIX          (PREFIX.sino, PREFIX.theta)
   compare: real_angles.py compare --xct build/apps/xct/tessel-xct --tool build/tests/xct/tessel-xct-test-tool \\
-               --angles float32|short [--size 512 --count 750 --slices 2 --iterations 24 --photons 1e4] [--json out.json]
+               --angles float32|short [--size 512 --count 750 --slices 2 --iterations 24 --photons 1e4]
+               [--precision single|double] [--json out.json]
 
 --angles float32: θ_i = float32(i·180/n degrees) in float32 radians (pairs off by ~1e-7 rad);
 short: steps of 179.99/n degrees (an encoder 0.0056 % short: pairs 89.995 degrees apart, the
@@ -100,7 +101,8 @@ def scores(image, target, mask):
 
 def run_xct(args, prefix, turn, out):
     command = [args.xct, "--sinogram", f"{prefix}.sino", "--theta", f"{prefix}.theta", "--num-slices",
-               str(args.slices), "--iterations", str(args.iterations), "--turn-symmetry", turn, "--output", out]
+               str(args.slices), "--iterations", str(args.iterations), "--turn-symmetry", turn, "--precision",
+               args.precision, "--output", out]
     text = subprocess.run(command, check=True, capture_output=True, text=True).stdout
     plan = [line.strip() for line in text.splitlines() if "--turn-symmetry" in line]
     import h5py
@@ -123,7 +125,7 @@ def compare(args):
         turned, plan_auto = run_xct(args, prefix, "auto", f"{tmp}/turned.h5")
     mask = circle(args.size)
     result = {"angles": args.angles, "size": args.size, "count": args.count, "slices": args.slices,
-              "iterations": args.iterations, "photons": args.photons, "worst_gap_degrees": float(gap[worst]),
+              "iterations": args.iterations, "photons": args.photons, "precision": args.precision, "worst_gap_degrees": float(gap[worst]),
               "plan": plan_auto}
     for line in plan_auto:
         print("  plan:", line)
@@ -149,6 +151,8 @@ def main():
     parser.add_argument("--slices", type=int, default=2)
     parser.add_argument("--photons", type=float, default=0)
     parser.add_argument("--iterations", type=int, default=24)
+    parser.add_argument("--precision", choices=["single", "double"], default="single",
+                        help="double: CGLS's rounding spread out of the way, the angles' effect alone")
     parser.add_argument("--out", help="make: the files' prefix")
     parser.add_argument("--xct")
     parser.add_argument("--tool")
