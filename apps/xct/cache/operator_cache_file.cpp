@@ -4,6 +4,7 @@
 // and its slot arrays used in place.
 #include "apps/xct/cache/operator_cache_file.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 #include <xxhash.h>
 
@@ -12,7 +13,6 @@
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <vector>
 
 #include "core/error.hpp"
@@ -45,11 +45,24 @@ std::uint64_t operator_cache_checksum(const unsigned char* data, std::size_t byt
 
 namespace {
 
+constexpr std::size_t checksum_chunk = std::size_t(8) << 20;  // operator_cache_checksum's chunk
+
+// The file's bytes as a list of pieces: the small fields gathered in owned buffers, the arrays
+// by pointer, so that the file is written from the operator's own memory, once.
 class Writer {
 public:
-    explicit Writer(const std::string& path) : out_(path, std::ios::binary) {}
     void raw(const void* data, std::size_t bytes) {
-        out_.write(static_cast<const char*>(data), static_cast<std::streamsize>(bytes));
+        const auto* p = static_cast<const unsigned char*>(data);
+        // A field that would not fit the open buffer's reserve (the key, on scans of thousands
+        // of angles) starts one of its own: an owned buffer never grows, so its pointer stays.
+        if (!appendable_ || small_.back().size() + bytes > small_.back().capacity()) {
+            small_.emplace_back();
+            small_.back().reserve(std::max(bytes, small_capacity));
+            pieces_.push_back({small_.back().data(), 0, at_});
+            appendable_ = true;
+        }
+        small_.back().insert(small_.back().end(), p, p + bytes);
+        pieces_.back().bytes += bytes;
         at_ += bytes;
     }
     void u64(std::uint64_t v) { raw(&v, 8); }
@@ -58,31 +71,77 @@ public:
         u64(v.size());
         static const char zeros[array_alignment] = {};
         raw(zeros, (array_alignment - at_ % array_alignment) % array_alignment);
-        raw(v.data(), v.size() * sizeof(v[0]));
+        const std::size_t bytes = v.size() * sizeof(v[0]);
+        if (bytes > 0) {
+            pieces_.push_back({reinterpret_cast<const unsigned char*>(v.data()), bytes, at_});
+            appendable_ = false;
+        }
+        at_ += bytes;
     }
-    /// Stores the file's length at length_offset; false when a write failed.
-    bool close() {
-        const std::uint64_t length = at_ + 8;  // and the checksum
-        out_.seekp(static_cast<std::streamoff>(length_offset));
-        out_.write(reinterpret_cast<const char*>(&length), 8);
-        out_.close();
-        return bool(out_);
-    }
-    std::ofstream& stream() { return out_; }
+    /// Writes everything to `path` with the length at length_offset and the checksum at the
+    /// end; false when a write failed.
+    bool write(const std::string& path);
 
 private:
-    std::ofstream out_;
-    std::uint64_t at_ = 0;
+    struct Piece {
+        const unsigned char* data;
+        std::size_t bytes, offset;  // offset in the file
+    };
+    static constexpr std::size_t small_capacity = 4096;
+    bool write_range(int fd, std::size_t first, std::size_t last, std::uint64_t* hash) const;
+
+    std::vector<std::vector<unsigned char>> small_;  // moved on growth: their heap buffers stay put
+    std::vector<Piece> pieces_;
+    std::size_t at_ = 0;
+    bool appendable_ = false;  // the last piece is small_.back()
 };
 
-// Appends the checksum of the closed file's body (read back mapped: it is in the page cache).
-bool append_checksum(const std::string& path) {
-    const auto file = io::MappedFile::open(path);
-    if (!file || file->size() < sizeof(magic)) return false;
-    const std::uint64_t sum = operator_cache_checksum(file->data() + sizeof(magic), file->size() - sizeof(magic));
-    std::ofstream out(path, std::ios::binary | std::ios::app);
-    out.write(reinterpret_cast<const char*>(&sum), 8);
-    return bool(out);
+// Bytes [first, last) of the file: written with pwrite from the pieces, and their XXH3 when
+// `hash` is given (the same value as XXH3_64bits of the bytes in one piece).
+bool Writer::write_range(int fd, std::size_t first, std::size_t last, std::uint64_t* hash) const {
+    XXH3_state_t* state = XXH3_createState();
+    XXH3_64bits_reset(state);
+    auto piece = std::upper_bound(pieces_.begin(), pieces_.end(), first,
+                                  [](std::size_t at, const Piece& q) { return at < q.offset; }) - 1;
+    bool ok = true;
+    for (std::size_t at = first; ok && at < last; ++piece) {
+        const std::size_t skip = at - piece->offset, bytes = std::min(piece->bytes - skip, last - at);
+        const unsigned char* p = piece->data + skip;
+        XXH3_64bits_update(state, p, bytes);
+        for (std::size_t done = 0; ok && done < bytes;) {
+            const ssize_t n = ::pwrite(fd, p + done, bytes - done, static_cast<off_t>(at + done));
+            ok = n > 0;
+            done += ok ? std::size_t(n) : 0;
+        }
+        at += bytes;
+    }
+    if (hash) *hash = XXH3_64bits_digest(state);
+    XXH3_freeState(state);
+    return ok;
+}
+
+// The body (after the magic) in the checksum's 8 MiB chunks, each hashed as it is written, by
+// all threads: the page cache takes the file's fresh pages on both cores, and nothing is read
+// back.
+bool Writer::write(const std::string& path) {
+    const std::uint64_t length = at_ + 8;  // and the checksum
+    std::memcpy(small_.front().data() + length_offset, &length, 8);  // the first piece holds the header
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return false;
+    bool ok = ::ftruncate(fd, static_cast<off_t>(length)) == 0 && write_range(fd, 0, sizeof(magic), nullptr);
+    const auto chunks = static_cast<long long>((at_ - sizeof(magic) + checksum_chunk - 1) / checksum_chunk);
+    std::vector<XXH64_hash_t> hashes(static_cast<std::size_t>(chunks));
+    std::atomic<bool> failed{!ok};
+#pragma omp parallel for schedule(dynamic, 1)
+    for (long long c = 0; c < chunks; ++c) {
+        const std::size_t first = sizeof(magic) + std::size_t(c) * checksum_chunk;
+        std::uint64_t h = 0;
+        if (!write_range(fd, first, std::min(first + checksum_chunk, at_), &h)) failed = true;
+        hashes[std::size_t(c)] = h;
+    }
+    const std::uint64_t sum = XXH3_64bits(hashes.data(), hashes.size() * sizeof(XXH64_hash_t));
+    ok = !failed && ::pwrite(fd, &sum, 8, static_cast<off_t>(at_)) == 8;
+    return ::close(fd) == 0 && ok;
 }
 
 // Reads a mapped file with bounds: every count is checked against the bytes left first.
@@ -189,11 +248,10 @@ void save_tiled_operators(const std::string& path, const OperatorCacheKey& key, 
                           const TiledEll<V, Index>* at) {
     static std::atomic<int> serial{0};
     const std::string temp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(serial++);
-    Writer w(temp);
-    if (!w.stream()) TESSEL_INVALID_INPUT(path, 0, "operator cache: cannot write " + temp);
+    Writer w;
     w.raw(magic, sizeof(magic));
     w.u64(operator_cache_version);
-    w.u64(0);  // the file's length, stored by close()
+    w.u64(0);  // the file's length, stored by write()
     w.u64(sizeof(V));
     w.u64(key.text.size());
     w.raw(key.text.data(), key.text.size());
@@ -201,9 +259,9 @@ void save_tiled_operators(const std::string& path, const OperatorCacheKey& key, 
     write_matrix(w, a);
     if (at) write_matrix(w, *at);
     std::error_code ec;
-    if (!w.close() || !append_checksum(temp)) {
+    if (!w.write(temp)) {
         std::filesystem::remove(temp, ec);
-        TESSEL_INVALID_INPUT(path, 0, "operator cache: writing " + temp + " failed (disk full?)");
+        TESSEL_INVALID_INPUT(path, 0, "operator cache: writing " + temp + " failed (disk full or not writable?)");
     }
     std::filesystem::rename(temp, path, ec);  // atomic: readers see the old file or the new one
     if (ec) TESSEL_INVALID_INPUT(path, 0, "operator cache: cannot rename " + temp + ": " + ec.message());
