@@ -4,6 +4,7 @@
 // histories to rank 0.
 #include <cmath>
 #include <cstdio>
+#include <type_traits>
 
 #include "apps/xct/driver/checkpoint_columns.hpp"
 #include "apps/xct/driver/log_text.hpp"
@@ -20,23 +21,33 @@ namespace tessel::xct {
 
 namespace {
 
+// The file's sinograms of slices [first, first + count) on rank 0, slice after slice, padded
+// with zero slices to the round's width; kept for --save-sinogram.
+template <typename V>
+std::vector<V> read_natural(RunContext<V>& c, size_type first, size_type count) {
+    size_type clamped = 0;
+    const auto sino = c.source->read(first, count, c.times, clamped);
+    if (clamped > 0)
+        std::fprintf(stderr,
+                     "tessel-xct: warning: %lld values of slices %lld:%lld were not positive after flat/dark "
+                     "normalisation and were clamped to 1e-6 before -log\n",
+                     static_cast<long long>(clamped), static_cast<long long>(c.info.first_slice + first),
+                     static_cast<long long>(c.info.first_slice + first + count));
+    if (c.saving()) c.saved_sinogram.insert(c.saved_sinogram.end(), sino.begin(), sino.end());
+    const std::size_t size = static_cast<std::size_t>(c.width() * c.g().num_rays());
+    if constexpr (std::is_same_v<V, float>) {
+        if (sino.size() == size) return sino;
+    }
+    std::vector<V> natural(size, V{0});
+    std::copy(sino.begin(), sino.end(), natural.begin());
+    return natural;
+}
+
 // b := the file's sinograms of slices [first, first + count), read and preprocessed on rank 0.
 template <typename V>
 void file_sinograms(RunContext<V>& c, size_type first, size_type count, DenseMatrix<V>& b) {
     std::vector<V> natural;
-    on_root(c.world, [&] {
-        size_type clamped = 0;
-        const auto sino = c.source->read(first, count, c.times, clamped);
-        if (clamped > 0)
-            std::fprintf(stderr,
-                         "tessel-xct: warning: %lld values of slices %lld:%lld were not positive after flat/dark "
-                         "normalisation and were clamped to 1e-6 before -log\n",
-                         static_cast<long long>(clamped), static_cast<long long>(c.info.first_slice + first),
-                         static_cast<long long>(c.info.first_slice + first + count));
-        natural.assign(static_cast<std::size_t>(c.width() * c.g().num_rays()), V{0});
-        std::copy(sino.begin(), sino.end(), natural.begin());
-        if (c.saving()) c.saved_sinogram.insert(c.saved_sinogram.end(), sino.begin(), sino.end());
-    });
+    on_root(c.world, [&] { natural = read_natural(c, first, count); });
     c.scatter(natural, b, false);
 }
 
@@ -214,11 +225,60 @@ void collect_round(RunContext<V>& c, const SolverState<V>& state, size_type firs
 
 }  // namespace
 
+// --solver fbp of a file on one rank: the sinograms stay slice after slice, as read, from the
+// file to the filter and the backprojection, and the images come out slice after slice, as the
+// outputs take them; nothing goes into ray and pixel order and back (the same bits as through
+// run_round's matrices: the backprojection sums every pixel's angles in order in either layout).
+template <typename V>
+void fbp_round_in_place(RunContext<V>& c, size_type first, size_type count) {
+    const ReconstructOptions& o = c.o;
+    const Geometry& g = c.g();
+    const size_type k = c.k(), rays = g.num_rays(), pixels = g.num_pixels();
+    std::vector<V> natural = read_natural(c, first, count);
+    if (o.remove_stripes) {
+        auto scope = c.times.scope("stripes");
+        if (o.stripe_sorting)
+            remove_stripes_sorting<V>(natural, k, g.num_theta(), g.num_rho, o.stripe_size);
+        else
+            remove_stripe_offsets<V>(natural, k, g.num_theta(), g.num_rho, o.stripe_threshold);
+    }
+    std::vector<double> bnorm(static_cast<std::size_t>(k), 0.0);
+    std::vector<V> images(static_cast<std::size_t>(pixels * k));
+    {
+        auto scope = c.times.scope("fbp");
+        for (size_type j = 0; j < k; ++j) {
+            const V* s = natural.data() + j * rays;
+            double sum = 0;
+#pragma omp parallel for reduction(+ : sum) schedule(static)
+            for (size_type i = 0; i < rays; ++i) sum += double(s[i]) * double(s[i]);
+            bnorm[j] = std::sqrt(sum);
+        }
+        fbp_filter_rows<V>(natural, k * g.num_theta(), g.num_rho, g.theta, o.fbp_options);
+        backproject_direct<V>(DenseView<const V>(natural.data(), rays, k, Layout::col_major), g, 0.5 * double(g.num_rho),
+                              DenseView<V>(images.data(), pixels, k, Layout::col_major), o.projector.backend);
+    }
+    auto scope = c.times.scope("write");
+    if constexpr (std::is_same_v<V, float>) {
+        c.sink->add(first, count, images.data());
+    } else {
+        const std::vector<float> round(images.begin(), images.begin() + count * pixels);
+        c.sink->add(first, count, round.data());
+    }
+    for (size_type s = 0; s < count; ++s) {
+        c.histories.emplace_back();
+        c.bnorms.push_back(bnorm[s]);
+    }
+}
+
 template <typename V>
 bool run_round(RunContext<V>& c, Solver<V>& solver, size_type round, ReconstructResult& result) {
     // Slot s = b·K + j of round r is slice r·width + s (padding beyond the end).
     const size_type first = round * c.width(), count = std::min(c.width(), c.info.slices - first);
     const bool resuming = c.o.resume && round == static_cast<size_type>(c.resume_header[0]);
+    if (c.o.fbp && c.world_size == 1 && !c.info.phantom && !resuming) {
+        fbp_round_in_place(c, first, count);
+        return true;
+    }
     DenseMatrix<V> b(c.op->rays(), c.k());
     if (c.info.phantom)
         phantom_sinograms(c, first, count, b);
