@@ -6,7 +6,7 @@ the seconds of recon() alone. TomoPy built from source: /work/shared/tools/build
 PYTHONPATH and LD_LIBRARY_PATH. The centre is TomoPy's default, channels / 2, as tessel-xct's.
 
   python3 tomopy_peer.py --sinogram ph16.sino --theta ph16.theta --num-slices 16 \\
-      --algorithm gridrec [--slices 0:16] [--iterations 24] [--ncore 2] [--save out.npy]
+      --algorithm gridrec [--slices 0:16] [--iterations 24] [--ncore 2] [--center C] [--save out.npy]
 """
 import argparse
 import time
@@ -22,6 +22,7 @@ parser.add_argument("--slices", default=None, help="A:B, slices A..B-1 (default 
 parser.add_argument("--algorithm", choices=["gridrec", "sirt"], required=True)
 parser.add_argument("--iterations", type=int, default=24, help="sirt's num_iter")
 parser.add_argument("--ncore", type=int, default=2)
+parser.add_argument("--center", type=float, help="rotation centre in detector columns (default channels / 2)")
 parser.add_argument("--save", help="the volume as .npy (slices, N, N) float32")
 args = parser.parse_args()
 
@@ -30,6 +31,8 @@ sino = np.fromfile(args.sinogram, dtype="<f4").reshape(args.num_slices, theta.si
 first, last = (int(v) for v in args.slices.split(":")) if args.slices else (0, args.num_slices)
 sino = np.ascontiguousarray(sino[first:last])
 extra = {"num_iter": args.iterations} if args.algorithm == "sirt" else {}
+if args.center is not None:
+    extra["center"] = args.center
 start = time.perf_counter()
 rec = tomopy.recon(sino, theta, algorithm=args.algorithm, sinogram_order=True, ncore=args.ncore, **extra)
 seconds = time.perf_counter() - start
