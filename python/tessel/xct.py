@@ -45,7 +45,8 @@ def reconstruct(tomo, theta, center=None, algorithm="cgls", num_iter=50, *, tol=
     a key of the geometry and options and reused by later calls with the same geometry, as
     tessel-xct --operator-cache (docs/xct.md): the same images bit for bit, without the build;
     None builds it every call. turn_symmetry: "on" when the angles come in pairs 90 degrees apart
-    (an even number evenly spread over 180 degrees) builds the operator of the first half only
+    (an even number evenly spread over 180 degrees; a real file's pairs within a bound: a ray
+    moves at most 1/20 pixel at the image's corners) builds the operator of the first half only
     and applies it to the image and its quarter turn (half the build and operator memory, the
     same images to rounding; tessel-xct --turn-symmetry), "off" the whole operator, "auto"
     (default) "on" when the angles pair up. return_info=True returns (volume, info) with the
