@@ -12,7 +12,10 @@ padded to twice its width (edge values; TomoPy's advice against the cupping of g
 unpadded FFT), the image cropped back. --projector tomopy makes the sinograms with
 tomopy.project on the same phantom instead (TomoPy's own pixel model and orientation; noise as
 tessel's --noise), so that neither program is favoured by reconstructing its own projector's
-data: the figures below agree with that run to 0.05 dB. Filters in pairs: tessel ramp /
+data: the figures below agree with that run to 0.05 dB. --projector analytic: a real angle
+file's case (real_angles.py): the exact line integrals of the 2-D phantom's ellipses at the
+file's float32 angles (--angle-file short: encoder steps of 179.99/n degrees, pairs 89.995
+degrees apart; float32: i·180/n), the same object in every slice. Filters in pairs: tessel ramp /
 gridrec ramlak, tessel shepp-logan / gridrec shepp (TomoPy's default).
 
 Orientation: tessel's /exchange/recon is slices x N x N (attribute axes z:y:x), row 0 the top
@@ -66,6 +69,9 @@ except ImportError as error:
 
 FILTERS = [("ramp", "ramlak"), ("shepp-logan", "shepp")]
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import real_angles  # noqa: E402  (the analytic projector of real angle files)
+
 
 def parse_args():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -77,8 +83,11 @@ def parse_args():
     parser.add_argument("--photons", default="1e4", help="noise levels, comma separated (I0 per ray)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--threads", type=int, default=os.cpu_count())
-    parser.add_argument("--projector", choices=["tessel", "tomopy"], default="tessel",
-                        help="who projects the phantom: tessel-xct or tomopy.project")
+    parser.add_argument("--projector", choices=["tessel", "tomopy", "analytic"], default="tessel",
+                        help="who projects the phantom: tessel-xct, tomopy.project, or the exact line integrals "
+                             "of the 2-D phantom's ellipses at a real angle file's float32 angles (real_angles.py)")
+    parser.add_argument("--angle-file", choices=["float32", "short"], default="short",
+                        help="--projector analytic: float32 i*180/n, or encoder steps 179.99/n degrees")
     parser.add_argument("--json")
     return parser.parse_args()
 
@@ -91,7 +100,9 @@ def make_sinogram(args, tmp, photons, truth, env):
     """The phantom's sinograms (with noise when photons > 0) as PREFIX.sino / PREFIX.theta, made
     by tessel-xct (its Siddon operator on its own pixel grid) or by tomopy.project (TomoPy's)."""
     prefix = f"{tmp}/p{photons:g}"
-    if args.projector == "tessel":
+    if args.projector == "analytic":
+        real_angles.make(args.angle_file, args.size, args.angles, args.slices, photons, prefix, args.seed)
+    elif args.projector == "tessel":
         noise = ["--noise", photons, "--seed", args.seed] if photons > 0 else []
         # --solver fbp: the sinograms are traced on the fly, no operator is built.
         run([args.xct, "--phantom", args.size, "--angles", args.angles, "--num-slices", args.slices, "--solver",
@@ -212,8 +223,13 @@ def main():
     levels = [0.0] + [float(p) for p in args.photons.split(",") if p]
     rows, how = [], {}
     with tempfile.TemporaryDirectory() as tmp:
-        run([args.tool, "phantom", n, f"{tmp}/truth.raw", args.slices], env)
-        truth = np.fromfile(f"{tmp}/truth.raw", dtype="<f4").reshape(args.slices, n, n).astype(np.float64)
+        if args.projector == "analytic":  # one 2-D phantom in every slice, each with its own noise
+            run([args.tool, "phantom", n, f"{tmp}/truth.raw"], env)
+            truth = np.repeat(np.fromfile(f"{tmp}/truth.raw", dtype="<f4").reshape(1, n, n), args.slices, axis=0)
+        else:
+            run([args.tool, "phantom", n, f"{tmp}/truth.raw", args.slices], env)
+            truth = np.fromfile(f"{tmp}/truth.raw", dtype="<f4").reshape(args.slices, n, n)
+        truth = truth.astype(np.float64)
         for photons in levels:  # noise-free first: it fixes the alignment of every program
             prefix, sino, theta = make_sinogram(args, tmp, photons, truth, env)
             for tessel_filter, tomopy_filter in FILTERS:
@@ -238,8 +254,9 @@ def main():
 
 
 def report(args, rows):
+    angles = f" ({args.angle_file} angle file)" if args.projector == "analytic" else ""
     print(f"phantom {args.size} x {args.size} x {args.slices} slices, {args.angles} angles, projected by "
-          f"{args.projector}; inside the circle of "
+          f"{args.projector}{angles}; inside the circle of "
           f"radius {args.size / 2 - 1:g}; PSNR of the least-squares-scaled image (range of the phantom 1)")
     print(f"{'I0':>7}  {'program':15} {'filter':12} {'r truth':>8} {'r tessel':>8} {'scale':>7} {'RMSE':>7} "
           f"{'PSNR':>6} {'as written':>10}  orientation, shift (y, x)")
