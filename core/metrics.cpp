@@ -12,6 +12,7 @@
 
 #include "core/app/machine.hpp"
 #include "core/error.hpp"
+#include "core/cpu/isa.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 #include "core/version.hpp"
 
@@ -22,6 +23,8 @@ nlohmann::json machine_description() {
             {"cpu", cpu_model()},
             {"hardware_threads", std::thread::hardware_concurrency()},
             {"compiler", __VERSION__},
+            {"cpu_kernels", cpu::isa_name(cpu::active_isa())},
+            {"cpu_kernels_best", cpu::isa_name(cpu::best_isa())},
             {"tessel_version", version},
             {"cuda_device", cuda::device_description()}};
 }

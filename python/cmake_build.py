@@ -26,6 +26,9 @@ class BuildPy(build_py):
         build = Path(self.get_finalized_command("build").build_temp).resolve() / "cmake"
         configure = ["cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
                      "-DTESSEL_BUILD_TESTS=OFF", "-DTESSEL_BUILD_BENCHMARKS=OFF", "-DTESSEL_PYTHON=ON",
+                     # A wheel runs on any x86-64: the kernels pick their level at run time
+                     # (TESSEL_CMAKE_ARGS=-DTESSEL_NATIVE=ON builds for this machine only).
+                     "-DTESSEL_NATIVE=OFF",
                      # The interpreter pip runs is the one the module is for (a venv's python).
                      f"-DPython3_EXECUTABLE={sys.executable}"]
         # ccache, as scripts/build.sh: objects the project's own build compiled are reused.

@@ -5,12 +5,10 @@
 #include <cstddef>
 #include <string>
 
+#include "core/cache_size.hpp"  // llc_bytes(), the last-level cache
+
 namespace tessel {
 
-/// Bytes of the largest (last-level) cache of cpu0, from sysfs
-/// (/sys/devices/system/cpu/cpu0/cache/index*/size of the highest level); 0 when unknown.
-/// sysconf(_SC_LEVEL3_CACHE_SIZE) is wrong under some hypervisors (reports 0 or the L2).
-std::size_t llc_bytes();
 
 /// MemTotal of /proc/meminfo (else pages x page size) in bytes; 0 when unknown.
 double physical_memory_bytes();

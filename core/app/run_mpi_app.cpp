@@ -9,6 +9,7 @@
 #include <new>
 #include <thread>
 
+#include "core/cpu/isa.hpp"
 #include "core/error.hpp"
 
 namespace tessel::app {
@@ -93,6 +94,7 @@ int run_mpi_app(const char* program, int argc, char** argv, const std::function<
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     int code = 0;
     try {
+        cpu::active_isa();  // a bad TESSEL_CPU_ISA is refused before any work
         code = body(argc, argv);
     } catch (const QuietExit& quiet) {
         code = quiet.code;

@@ -1,9 +1,12 @@
-// Splitting the K right-hand sides into register tiles of power-of-two widths.
+// Splitting the K right-hand sides into register tiles of power-of-two widths (in the kernel
+// region of the level being compiled, core/cpu/isa_region.hpp).
 #pragma once
 
+#include "core/cpu/isa_region.hpp"
 #include "core/types.hpp"
 
-namespace tessel::cpu::detail {
+TESSEL_CPU_ISA_BEGIN
+namespace detail {
 
 /// Calls f.template operator()<R>(k0) for consecutive tiles covering [0, k): tiles of
 /// `max_factor` first, then halving widths (max_factor, ..., 2, 1) for the remainder.
@@ -27,4 +30,5 @@ void for_each_register_tile(size_type k, int max_factor, F&& f) {
     run.template operator()<1>();
 }
 
-}  // namespace tessel::cpu::detail
+}  // namespace detail
+TESSEL_CPU_ISA_END

@@ -10,7 +10,11 @@
 #include "core/cpu/spgemm_memory_pool.hpp"
 #include "core/types.hpp"
 
-namespace tessel::cpu::spgemm_detail {
+#include "core/cpu/isa_region.hpp"
+
+// In the kernel region of the level being compiled (core/cpu/isa_region.hpp).
+TESSEL_CPU_ISA_BEGIN
+namespace spgemm_detail {
 
 /// No payload: the symbolic phase only needs the keys.
 struct NoPayload {};
@@ -216,4 +220,5 @@ private:
     size_type n_ = 0;
 };
 
-}  // namespace tessel::cpu::spgemm_detail
+}  // namespace spgemm_detail
+TESSEL_CPU_ISA_END

@@ -5,7 +5,9 @@
 
 #include "core/cpu/spgemm_rows.hpp"
 
-namespace tessel::cpu {
+// Compiled once per x86-64 level (core/cpu/isa_region.hpp); core/cpu/spgemm_entry_points.cpp
+// picks the level.
+TESSEL_CPU_ISA_BEGIN
 
 namespace {
 
@@ -284,18 +286,9 @@ void spgemm_numeric(const SpgemmPlan& given, const Csr<V, I>& a, const Csr<V, I>
     c = Csr<V, I>(plan.rows, plan.cols, plan.row_ptr, std::move(col), std::move(val), "spgemm");
 }
 
-template <typename V, typename I>
-Csr<V, I> spgemm(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options) {
-    const SpgemmPlan plan = cpu::spgemm_symbolic(a, b, options);
-    Csr<V, I> c;
-    cpu::spgemm_numeric(plan, a, b, c);
-    return c;
-}
-
 #define TESSEL_INSTANTIATE(V, I) \
-    template void spgemm_numeric(const SpgemmPlan&, const Csr<V, I>&, const Csr<V, I>&, Csr<V, I>&); \
-    template Csr<V, I> spgemm(const Csr<V, I>&, const Csr<V, I>&, const SpgemmOptions&);
+    template void spgemm_numeric(const SpgemmPlan&, const Csr<V, I>&, const Csr<V, I>&, Csr<V, I>&);
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 
-}  // namespace tessel::cpu
+TESSEL_CPU_ISA_END

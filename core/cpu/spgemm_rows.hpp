@@ -25,7 +25,11 @@
 #include "core/kernels/spgemm.hpp"
 #include "core/kernels/spgemm_checks.hpp"
 
-namespace tessel::cpu::spgemm_detail {
+#include "core/cpu/isa_region.hpp"
+
+// In the kernel region of the level being compiled (core/cpu/isa_region.hpp).
+TESSEL_CPU_ISA_BEGIN
+namespace spgemm_detail {
 
 // x[0..n) := its inclusive prefix sums, in two parallel passes over long arrays; returns the
 // largest x[i] it was given.
@@ -335,4 +339,5 @@ template <typename Ops, typename F>
     }
 }
 
-}  // namespace tessel::cpu::spgemm_detail
+}  // namespace spgemm_detail
+TESSEL_CPU_ISA_END

@@ -5,7 +5,9 @@
 
 #include "core/cpu/spgemm_rows.hpp"
 
-namespace tessel::cpu {
+// Compiled once per x86-64 level (core/cpu/isa_region.hpp); core/cpu/spgemm_entry_points.cpp
+// picks the level.
+TESSEL_CPU_ISA_BEGIN
 
 namespace {
 
@@ -317,4 +319,4 @@ Csr<V, I> spgemm_pattern(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOpt
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 
-}  // namespace tessel::cpu
+TESSEL_CPU_ISA_END

@@ -1,7 +1,6 @@
-// OpenMP SpMM kernels on row-major dense operands, vectorised over the K right-hand sides.
-#include "core/kernels/merge_path.hpp"
-#include "core/kernels/spmm_kernels.hpp"
-
+// OpenMP CSR SpMM kernels on row-major dense operands, vectorised over the K right-hand sides.
+// Compiled once per x86-64 level (core/cpu/isa_region.hpp); the entry points that check the
+// operands and pick the level are in core/cpu/spmm_entry_points.cpp.
 #include <omp.h>
 
 #include <algorithm>
@@ -10,23 +9,13 @@
 #include "core/aligned_allocator.hpp"
 #include "core/cpu/register_tile.hpp"
 #include "core/cpu/streaming_store.hpp"
-#include "core/error.hpp"
 #include "core/instantiate.hpp"
+#include "core/kernels/merge_path.hpp"
+#include "core/kernels/spmm_kernels.hpp"
 
-namespace tessel::cpu {
+TESSEL_CPU_ISA_BEGIN
 
 namespace {
-
-template <typename V, typename A>
-void check_shapes(const A& a, DenseView<const V> b, DenseView<V> c, const char* kernel) {
-    TESSEL_ENSURE_DIMS(a.cols() == b.rows && a.rows() == c.rows && b.cols == c.cols,
-                       std::string(kernel) + ": A is " + std::to_string(a.rows()) + "x" +
-                           std::to_string(a.cols()) + ", B is " + std::to_string(b.rows) + "x" +
-                           std::to_string(b.cols) + ", C is " + std::to_string(c.rows) + "x" +
-                           std::to_string(c.cols));
-    TESSEL_ENSURE_DIMS(b.layout == Layout::row_major && c.layout == Layout::row_major,
-                       std::string(kernel) + ": B and C must be row-major");
-}
 
 // Rows of B needed this many nonzeros ahead are prefetched: their addresses come from the
 // column indices, which the hardware prefetchers cannot follow. Narrow tiles need more
@@ -173,7 +162,6 @@ bool streams_c(DenseView<V> c) {
 template <typename V, typename I>
 void spmm_row_split(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c,
                     const Epilogue<V>& ep) {
-    check_shapes(a, b, c, "cpu::spmm_row_split");
     // Long runs of consecutive rows keep the hardware prefetchers on B's and C's streams; 16
     // chunks per thread, taken dynamically, still even out rows of unequal cost.
     const size_type chunk =
@@ -226,7 +214,6 @@ void merge_fix_up(const std::vector<size_type>& carry_row, const V* carry, const
 
 template <typename V, typename I>
 void spmm_merge(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep) {
-    check_shapes(a, b, c, "cpu::spmm_merge");
     const size_type rows = a.rows(), nnz = a.nnz(), k = b.cols;
     if (rows == 0 || k == 0) return;
     const auto* rp = a.row_ptr().data();
@@ -283,4 +270,4 @@ void spmm_merge(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const 
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 
-}  // namespace tessel::cpu
+TESSEL_CPU_ISA_END

@@ -11,6 +11,8 @@
 // Both add a row's products one at a time in storage order (ascending column within a row, as
 // reference::spmm on sorted CSR), so a column's result does not depend on R or on the
 // columns beside it.
+// Compiled once per x86-64 level (core/cpu/isa_region.hpp): the register tiles are sized for
+// the level's vector registers.
 #pragma once
 
 #include <immintrin.h>
@@ -21,13 +23,18 @@
 #include <type_traits>
 #include <vector>
 
+#include <string>
+
 #include "core/aligned_allocator.hpp"
+#include "core/cpu/isa_region.hpp"
 #include "core/cpu/streaming_store.hpp"
+#include "core/cpu/tiled_ell_design.hpp"
 #include "core/error.hpp"
 #include "core/formats/tiled_ell.hpp"
 #include "core/kernels/epilogue.hpp"
 
-namespace tessel::cpu::detail {
+TESSEL_CPU_ISA_BEGIN
+namespace detail {
 
 /// R columns of the input: row q (a global column index of A) at base + q·ld + k0, of which
 /// the first `width` are real (the rest are staged as zeros).
@@ -64,18 +71,28 @@ struct VectorOf {
     typedef V type __attribute__((vector_size(N * sizeof(V))));
 };
 
-/// The register layout of one row of R columns: C vectors of VW values, G rows at once.
+/// The register layout of one row of R columns at this level: C vectors of VW values (as wide
+/// as the level's registers allow for R), G rows at once, the G x C accumulators taking at most
+/// half the register file (the rest holds the broadcast weights and the loaded rows of B).
+/// On AVX2 an 8 x 32-float tile sized for 512-bit registers needed 32 registers of 16 and
+/// spilled in the inner loop (23x slower on the DNN layers).
 template <typename V, int R>
 struct RegisterTile {
-    static constexpr int max_lanes = 64 / int(sizeof(V));  // one 512-bit register
+    static constexpr int max_lanes = vector_bytes / int(sizeof(V));
     static constexpr int vw = R % max_lanes == 0 ? max_lanes
                               : R % (max_lanes / 2) == 0 ? max_lanes / 2
-                              : R % (max_lanes / 4) == 0 ? max_lanes / 4
-                                                         : 1;
+                              : max_lanes >= 4 && R % (max_lanes / 4) == 0 ? max_lanes / 4
+                                                                         : 1;
     static constexpr int c = R / vw;
-    // Rows per group. Past four vectors (R = 64 doubles) one row: a second row's accumulators
-    // gained nothing there and cost 3-4 % on the banded matrix (seventh run, BENCHMARKS.md at 035a11d).
-    static constexpr int g = c <= 2 ? 8 : (c <= 4 ? 4 : 1);
+    static constexpr int accumulators = vector_registers / 2;
+    // Rows per group: a power of two (groups must not cross a warp of 32 lanes), at most 8.
+    // Past four vectors one row: a second row's accumulators gained nothing there and cost
+    // 3-4 % on the banded matrix (R = 64 doubles on AVX-512; BENCHMARKS.md at 035a11d).
+    static constexpr int g = c > 4 ? 1
+                             : c * 8 <= accumulators ? 8
+                             : c * 4 <= accumulators ? 4
+                             : c * 2 <= accumulators ? 2
+                                                     : 1;
     using vec = typename VectorOf<V, vw>::type;
 };
 
@@ -90,33 +107,51 @@ inline void store_vec(V* p, Vec v) {
     std::memcpy(p, &v, sizeof(Vec));
 }
 
-/// n (a multiple of 16) halves widened to V: 16 at a time with AVX-512, 8 with F16C.
+/// One IEEE half (bits) as float without F16C: the exponent and mantissa moved into place and
+/// scaled by 2^112 (exact, subnormals included), infinities and NaNs kept, the sign put back;
+/// no branch on the value, so a loop of them vectorises with SSE2.
+inline float widen_half_bits(std::uint16_t h) {
+    const std::uint32_t magnitude = std::uint32_t(h & 0x7fffu) << 13;
+    float f;
+    std::memcpy(&f, &magnitude, sizeof(f));
+    f *= 0x1p112f;
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, sizeof(bits));
+    if (magnitude >= (0x7c00u << 13)) bits = magnitude | 0x7f800000u;  // infinity or NaN
+    bits |= std::uint32_t(h & 0x8000u) << 16;
+    std::memcpy(&f, &bits, sizeof(f));
+    return f;
+}
+
+/// n (a multiple of 16) halves widened to V: 16 at a time with AVX-512, 8 with F16C (avx2
+/// level), by widen_half_bits in the generic code.
 template <typename V>
 inline void widen_halves(const std::uint16_t* h, V* out, int n) {
-#if defined(__AVX512F__)
+#if TESSEL_CPU_ISA_LEVEL >= 4
     if constexpr (std::is_same_v<V, float>) {
         for (int i = 0; i < n; i += 16)
             _mm512_store_ps(out + i, _mm512_maskz_cvtph_ps(0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h + i))));
         return;
     }
-#elif defined(__F16C__)
+#elif TESSEL_CPU_ISA_LEVEL >= 3
     if constexpr (std::is_same_v<V, float>) {
         for (int i = 0; i < n; i += 8)
             _mm256_store_ps(out + i, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i))));
         return;
     }
 #endif
-    for (int i = 0; i < n; ++i) out[i] = V(half_to_float(h[i]));
+#pragma omp simd
+    for (int i = 0; i < n; ++i) out[i] = V(widen_half_bits(h[i]));
 }
 
 /// One stored value as V (a scalar conversion for half).
 template <bool Half, typename V>
 inline V stored_value(const void* values, size_type e) {
     if constexpr (Half) {
-#if defined(__F16C__)
+#if TESSEL_CPU_ISA_LEVEL >= 3
         return V(_cvtsh_ss(static_cast<const std::uint16_t*>(values)[e]));
 #else
-        return V(half_to_float(static_cast<const std::uint16_t*>(values)[e]));
+        return V(widen_half_bits(static_cast<const std::uint16_t*>(values)[e]));
 #endif
     } else {
         return static_cast<const V*>(values)[e];
@@ -429,25 +464,6 @@ std::uint64_t register_block(const TiledEll<V, I>& a, size_type blk, const Input
     return bits;
 }
 
-/// Average slots per (stage, warp) from which the slot-order design runs for R > 1: a warp's
-/// slots then exceed what stays in L1 while the register design reads them once per group of
-/// rows (measured on xct's projection matrices, a few hundred slots per warp: slot order 15 %
-/// faster at K = 16; spdnn's layers, 32 slots per warp, run best in registers).
-inline constexpr double slot_order_width = 64.0;
-
-/// True when the slot-order design runs for R > 1 (long ELL rows, see slot_order_width).
-template <typename V, typename I>
-bool prefers_slot_order(const TiledEll<V, I>& a) {
-    const double warp_stages = double(a.num_stages()) * double(a.warps_per_block());
-    return warp_stages > 0 && double(a.stored()) / (32.0 * warp_stages) >= slot_order_width;
-}
-
-/// Average uses of a staged entry (TiledEll::average_reuse) from which the cpu kernel copies
-/// each stage's rows of B into a packed buffer; below it the rows are read in place through
-/// the stage's map (copying rows used once or twice costs more than it saves: measured on the
-/// 5-point stencil, reuse 1.7, and the banded matrix).
-inline constexpr double staging_reuse = 4.0;
-
 /// One row block for R columns: the visible choice between the two designs (slot order for
 /// R = 1 or when `slot_order`), and (when `stage` is false and the tile is full) between staged
 /// and in-place rows of B. Half: A's values are IEEE half (widened as they are read).
@@ -492,4 +508,5 @@ void dispatch_register_factor(int r, F&& f) {
     }
 }
 
-}  // namespace tessel::cpu::detail
+}  // namespace detail
+TESSEL_CPU_ISA_END

@@ -1,20 +1,13 @@
 // cpu tiled-ELL SpMM on row-major operands: one task per (row block, register tile of columns).
+// Compiled once per x86-64 level (core/cpu/isa_region.hpp); the entry point that checks the
+// operands and picks the level is in core/cpu/spmm_entry_points.cpp.
 #include <algorithm>
 
 #include "core/cpu/tiled_ell_block.hpp"
-#include "core/error.hpp"
 #include "core/instantiate.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 
-namespace tessel::cpu {
-
-int choose_register_factor(size_type k) {
-    // The smallest tile that holds every column reads A once; past 64 columns A is read once
-    // per 64 (xct measured this on its operators: slices are cheap, passes over A are not).
-    for (int r : {1, 2, 4, 8, 16, 32})
-        if (k <= r) return r;
-    return 64;
-}
+TESSEL_CPU_ISA_BEGIN
 
 namespace {
 
@@ -48,31 +41,19 @@ void run_row_major(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c
 
 }  // namespace
 
+/// cpu::spmm_tiled_ell at this level, on checked operands; register_factor is a compiled one.
 template <typename V, typename I>
 void spmm_tiled_ell(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep,
                     int register_factor) {
-    TESSEL_ENSURE_DIMS(a.cols == b.rows && a.rows == c.rows && b.cols == c.cols,
-                       "cpu::spmm_tiled_ell: A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
-                           ", B is " + std::to_string(b.rows) + "x" + std::to_string(b.cols) + ", C is " +
-                           std::to_string(c.rows) + "x" + std::to_string(c.cols));
-    TESSEL_ENSURE_DIMS(b.layout == Layout::row_major && c.layout == Layout::row_major,
-                       "cpu::spmm_tiled_ell: B and C must be row-major");
-    if (register_factor == 0) register_factor = choose_register_factor(b.cols);
     detail::dispatch_register_factor(register_factor, [&]<int R>() {
         if (b.cols > 0 && a.rows > 0) run_row_major<R>(a, b, c, ep);
     });
 }
 
-template <typename V, typename I>
-const char* tiled_ell_design(const TiledEll<V, I>& a, int register_factor) {
-    return register_factor == 1 || detail::prefers_slot_order(a) ? "slot order" : "register tiles";
-}
-
 #define TESSEL_INSTANTIATE(V, I)                                                                          \
     template void spmm_tiled_ell(const TiledEll<V, I>&, DenseView<const V>, DenseView<V>, const Epilogue<V>&, \
-                                 int);                                                                    \
-    template const char* tiled_ell_design(const TiledEll<V, I>&, int);
+                                 int);
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 
-}  // namespace tessel::cpu
+TESSEL_CPU_ISA_END

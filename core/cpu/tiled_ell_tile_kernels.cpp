@@ -1,16 +1,17 @@
 // cpu tiled-ELL SpMM on column tiles (core/kernels/tiled_ell_tiles.hpp): the sparse DNN layer
-// kernel, with live-column masks and gathered (compacted) inputs.
+// kernel, with live-column masks and gathered (compacted) inputs. Compiled once per x86-64
+// level (core/cpu/isa_region.hpp); the entry points that check the operands and pick the level
+// are in core/cpu/spmm_entry_points.cpp.
 #include <omp.h>
 
 #include <algorithm>
 #include <cstring>
 
 #include "core/cpu/tiled_ell_block.hpp"
-#include "core/error.hpp"
 #include "core/instantiate.hpp"
 #include "core/kernels/tiled_ell_tiles.hpp"
 
-namespace tessel::cpu {
+TESSEL_CPU_ISA_BEGIN
 
 namespace {
 
@@ -53,9 +54,9 @@ void tiles_driver(const TiledEll<V, I>& a, TileBatchView<const V> in, TileBatchV
                   std::uint64_t* masks, const size_type* from) {
     const size_type tiles = out.tiles(), blocks = a.num_blocks();
     // Plenty of tiles: a thread keeps a tile for all its blocks (the tile stays in cache);
-    // few tiles (late layers): (tile, block) pairs so that every thread has work.
+    // few tiles (late layers): (tile, block) pairs so that every thread has work. A gathered
+    // input (from) has many tiles: the entry point checked it.
     const bool by_tile = tiles_can_gather(out.count, R);
-    TESSEL_ENSURE_DIMS(by_tile || !from, "spmm_tiled_ell_tiles: a gathered input needs many tiles");
     std::fill(masks, masks + tiles, 0);
     const bool team = double(tiles) * double(a.stored()) * R > parallel_work;
 #pragma omp parallel if (team)
@@ -111,45 +112,22 @@ void sparse_driver(const TiledEll<V, I>& a, const Csr<V, I>& bt, const std::int6
     }
 }
 
-template <typename F>
-void dispatch_width(int width, F&& f) {
-    if (!tile_width_supported(width))
-        TESSEL_INVALID_INPUT("tile width", 0,
-                             std::to_string(width) + " is not one of the compiled tile widths 8, 12, 16, 32, 64");
-    detail::dispatch_register_factor(width, std::forward<F>(f));
-}
-
 }  // namespace
 
-bool tile_width_supported(int width) {
-    return std::find(std::begin(tile_widths), std::end(tile_widths), width) != std::end(tile_widths);
-}
-
-bool tiles_can_gather(size_type count, int width) {
-    return (count + width - 1) / width >= 4 * omp_get_max_threads();
-}
-
+/// cpu::spmm_tiled_ell_tiles at this level, on checked operands (a compiled tile width).
 template <typename V, typename I>
 void spmm_tiled_ell_tiles(const TiledEll<V, I>& a, TileBatchView<const V> in, TileBatchView<V> out,
                           const Epilogue<V>& ep, std::uint64_t* live_masks, const size_type* from) {
-    TESSEL_ENSURE_DIMS(a.cols == in.rows && a.rows == out.rows && in.width == out.width &&
-                           (from || in.count == out.count),
-                       "spmm_tiled_ell_tiles: A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
-                           ", input tiles " + std::to_string(in.rows) + "x" + std::to_string(in.width) +
-                           ", output tiles " + std::to_string(out.rows) + "x" + std::to_string(out.width));
-    dispatch_width(out.width, [&]<int R>() {
+    detail::dispatch_register_factor(out.width, [&]<int R>() {
         if constexpr (R >= 8) tiles_driver<R>(a, in, out, ep, live_masks, from);
     });
 }
 
+/// cpu::spmm_tiled_ell_tiles_sparse at this level, on checked operands (a compiled tile width).
 template <typename V, typename I>
 void spmm_tiled_ell_tiles_sparse(const TiledEll<V, I>& a, const Csr<V, I>& bt, const std::int64_t* ids,
                                  TileBatchView<V> out, const Epilogue<V>& ep, std::uint64_t* live_masks) {
-    TESSEL_ENSURE_DIMS(a.rows == out.rows && a.cols == bt.cols(),
-                       "spmm_tiled_ell_tiles_sparse: A is " + std::to_string(a.rows) + "x" +
-                           std::to_string(a.cols) + ", the input has " + std::to_string(bt.cols()) +
-                           " features, the output " + std::to_string(out.rows) + " rows");
-    dispatch_width(out.width, [&]<int R>() {
+    detail::dispatch_register_factor(out.width, [&]<int R>() {
         if constexpr (R >= 8) sparse_driver<R>(a, bt, ids, out, ep, live_masks);
     });
 }
@@ -162,4 +140,4 @@ void spmm_tiled_ell_tiles_sparse(const TiledEll<V, I>& a, const Csr<V, I>& bt, c
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 
-}  // namespace tessel::cpu
+TESSEL_CPU_ISA_END

@@ -2,7 +2,8 @@
 // Each thread takes a contiguous run of row blocks (about equal slots) and scatters their
 // products into its own n x R sums (kept per thread between calls): per stage into a buffer of the stage's columns (L1), then
 // onto those columns. The threads' sums are added in thread order, so a result depends on the
-// thread count but not on timing.
+// thread count but not on timing. Compiled once per x86-64 level (core/cpu/isa_region.hpp);
+// the entry point that checks the operands and picks the level is core/cpu/spmm_entry_points.cpp.
 #include <omp.h>
 
 #include <algorithm>
@@ -10,11 +11,10 @@
 #include <vector>
 
 #include "core/cpu/tiled_ell_block.hpp"
-#include "core/error.hpp"
 #include "core/instantiate.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 
-namespace tessel::cpu {
+TESSEL_CPU_ISA_BEGIN
 
 namespace {
 
@@ -172,16 +172,10 @@ void run_transposed(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> 
 
 }  // namespace
 
+/// cpu::spmm_tiled_ell_transposed at this level, on checked operands (a compiled factor).
 template <typename V, typename I>
 void spmm_tiled_ell_transposed(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep,
                                int register_factor) {
-    TESSEL_ENSURE_DIMS(a.rows == b.rows && a.cols == c.rows && b.cols == c.cols,
-                       "cpu::spmm_tiled_ell_transposed: A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) +
-                           ", B is " + std::to_string(b.rows) + "x" + std::to_string(b.cols) + ", C is " +
-                           std::to_string(c.rows) + "x" + std::to_string(c.cols));
-    TESSEL_ENSURE_DIMS(b.layout == Layout::row_major && c.layout == Layout::row_major,
-                       "cpu::spmm_tiled_ell_transposed: B and C must be row-major");
-    if (register_factor == 0) register_factor = choose_register_factor(b.cols);
     detail::dispatch_register_factor(register_factor, [&]<int R>() {
         if (b.cols == 0 || a.cols == 0) return;
         if (a.stores_half())
@@ -197,4 +191,4 @@ void spmm_tiled_ell_transposed(const TiledEll<V, I>& a, DenseView<const V> b, De
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 
-}  // namespace tessel::cpu
+TESSEL_CPU_ISA_END

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/cpu/tiled_ell_block.hpp"
+#include "core/cpu/tiled_ell_design.hpp"
 #include "core/error.hpp"
 #include "core/formats/half.hpp"
 #include "core/generators.hpp"

@@ -5,7 +5,7 @@
 #include <functional>
 #include <limits>
 
-#include "core/cpu/streaming_store.hpp"
+#include "core/cpu/streaming_policy.hpp"
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spmm.hpp"

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "core/cpu/tiled_ell_block.hpp"
+#include "core/cpu/tiled_ell_design.hpp"
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spmm_kernels.hpp"

@@ -6,6 +6,7 @@
 
 #include "apps/ccsd_abcd/driver/mpi.hpp"
 #include "core/app/byte_size.hpp"
+#include "core/cpu/isa.hpp"
 #include "core/timer.hpp"
 
 namespace tessel::abcd::driver {
@@ -33,7 +34,7 @@ void print_plan(const Args& a, const Problem& problem, const Plan& plan, const R
         std::printf("note: grid %s uses %d of %d ranks; the others stay idle\n", plan.grid.describe().c_str(),
                     plan.grid.size(), ranks);
     std::fputs(plan.describe(a.verbose || ranks <= 4).c_str(), stdout);
-    if (a.verbose) std::printf("symbolic product: %s\n", plan.product.kernel.c_str());
+    if (a.verbose) std::printf("symbolic product: %s\n%s\n", plan.product.kernel.c_str(), cpu::isa_description().c_str());
     std::fflush(stdout);
 }
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <numeric>
 
+#include "core/cpu/isa.hpp"
 #include "core/comm/mpi_check.hpp"
 #include "core/device_traffic.hpp"
 #include "core/error.hpp"
@@ -305,6 +306,7 @@ InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const 
     result.batch_images = plan.batch;
 
     const auto ep = Epilogue<Value>::bias_relu_cap(network.bias, activation_cap);
+    if (options.verbose && ranks.rank == 0) std::fprintf(stderr, "tessel-spdnn: %s\n", cpu::isa_description().c_str());
     LayerStats stats(layers);
     std::vector<std::int64_t> found;
     Progress progress("tessel-spdnn layers", layers * plan.batches, options.progress && ranks.rank == 0 ? -1 : 0);

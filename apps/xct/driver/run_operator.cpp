@@ -6,6 +6,7 @@
 #include "apps/xct/driver/steps.hpp"
 #include "apps/xct/operator/turn_symmetry.hpp"
 #include "apps/xct/operator/turned_projector.hpp"
+#include "core/cpu/isa.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 
 namespace tessel::xct {
@@ -91,7 +92,7 @@ void build_operator(RunContext<V>& c) {
         c.log << ", loaded in " << fixed(c.times.get("load"), 2) << " s\n";
     else
         c.log << ", built in " << fixed(c.times.get("build"), 2) << " s\n";
-    if (o.verbose) c.log << "  " << info.dump() << "\n";
+    if (o.verbose) c.log << "  " << info.dump() << "\n  " << cpu::isa_description() << "\n";
 }
 
 template void build_operator<float>(RunContext<float>&);
