@@ -161,6 +161,9 @@ inline V stored_value(const void* values, size_type e) {
 /// The values of a run of slots as V: in place, or widened from half into a buffer of four.
 template <typename V, bool Half>
 struct SlotValues {
+    // widened is scratch, written before it is read: left uninitialised on purpose.
+    explicit SlotValues(const void* stored) : values(stored) {}
+
     const void* values;
     alignas(64) V widened[Half ? 4 * 32 : 1];
 

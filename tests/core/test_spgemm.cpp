@@ -10,9 +10,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/cpu/spgemm_compression.hpp"
-#include "core/cpu/spgemm_memory_pool.hpp"
-#include "core/cpu/spgemm_meta.hpp"
+#include "core/cpu/spgemm/spgemm_compression.hpp"
+#include "core/cpu/spgemm/spgemm_memory_pool.hpp"
+#include "core/cpu/spgemm/spgemm_meta.hpp"
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spgemm.hpp"

@@ -7,7 +7,7 @@
 #include <bit>
 #include <cstdint>
 
-#include "core/cpu/spgemm_memory_pool.hpp"
+#include "core/cpu/spgemm/spgemm_memory_pool.hpp"
 #include "core/types.hpp"
 
 #include "core/cpu/isa_region.hpp"

@@ -1,5 +1,5 @@
 // Thread-safe chunk pool for SpGEMM accumulators.
-#include "core/cpu/spgemm_memory_pool.hpp"
+#include "core/cpu/spgemm/spgemm_memory_pool.hpp"
 
 #include <algorithm>
 #include <new>

@@ -16,10 +16,10 @@
 #include <utility>
 #include <vector>
 
-#include "core/cpu/spgemm_accumulators.hpp"
-#include "core/cpu/spgemm_compression.hpp"
-#include "core/cpu/spgemm_memory_pool.hpp"
-#include "core/cpu/spgemm_meta.hpp"
+#include "core/cpu/spgemm/spgemm_accumulators.hpp"
+#include "core/cpu/spgemm/spgemm_compression.hpp"
+#include "core/cpu/spgemm/spgemm_memory_pool.hpp"
+#include "core/cpu/spgemm/spgemm_meta.hpp"
 #include "core/error.hpp"
 #include "core/instantiate.hpp"
 #include "core/kernels/spgemm.hpp"

@@ -3,9 +3,9 @@
 // two-level hash accumulator per thread, over the plan's flop-balanced row blocks.
 #include <omp.h>
 
-#include "core/cpu/spgemm_rows.hpp"
+#include "core/cpu/spgemm/spgemm_rows.hpp"
 
-// Compiled once per x86-64 level (core/cpu/isa_region.hpp); core/cpu/spgemm_entry_points.cpp
+// Compiled once per x86-64 level (core/cpu/isa_region.hpp); core/cpu/spgemm/spgemm_entry_points.cpp
 // picks the level.
 TESSEL_CPU_ISA_BEGIN
 

@@ -1,5 +1,5 @@
 // Packing B's rows into 32-column bit sets (the symbolic phase's compressed B).
-#include "core/cpu/spgemm_compression.hpp"
+#include "core/cpu/spgemm/spgemm_compression.hpp"
 
 #include <algorithm>
 #include <numeric>

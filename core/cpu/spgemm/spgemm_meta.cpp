@@ -1,5 +1,5 @@
 // The SpGEMM meta-algorithm, accumulator names and the plan summary printed by --verbose.
-#include "core/cpu/spgemm_meta.hpp"
+#include "core/cpu/spgemm/spgemm_meta.hpp"
 
 #include <algorithm>
 #include <cstdio>
