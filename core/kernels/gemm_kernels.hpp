@@ -1,7 +1,8 @@
 // Dense tile GEMM, C := alpha·A·B + beta·C on column-major tiles, for the block-sparse
 // products of the apps (tessel-abcd): on the host through CBLAS (core/cpu/gemm_kernels.cpp),
-// on a CUDA device through cuBLAS (core/cuda/libraries/gemm_kernels.cpp; without CUDA in the build the
-// cuda functions throw NotCompiled, core/cuda/gemm_stubs.cpp). This header needs neither the
+// on a CUDA device through cuBLAS (core/cuda/libraries/gemm_kernels.cpp; without CUDA in the build
+// the cuda functions throw NotCompiled, generated in core/cuda/stubs.cpp from the list in
+// core/cuda/entry_points.hpp). This header needs neither the
 // BLAS nor the CUDA headers.
 #pragma once
 
