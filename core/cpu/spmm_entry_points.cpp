@@ -67,12 +67,20 @@ int choose_register_factor(size_type k) {
     return 64;
 }
 
+namespace {
+// The factor asked for, or (0) the one chosen for k columns; checked either way.
+int checked_register_factor(int register_factor, size_type k) {
+    if (register_factor == 0) register_factor = choose_register_factor(k);
+    check_register_factor(register_factor);
+    return register_factor;
+}
+}  // namespace
+
 template <typename V, typename I>
 void spmm_tiled_ell(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep,
                     int register_factor) {
     check_dense_operands("cpu::spmm_tiled_ell", a.rows, a.cols, a.cols, a.rows, b, c);
-    if (register_factor == 0) register_factor = choose_register_factor(b.cols);
-    check_register_factor(register_factor);
+    register_factor = checked_register_factor(register_factor, b.cols);
     TESSEL_CPU_DISPATCH(spmm_tiled_ell(a, b, c, ep, register_factor));
 }
 
@@ -80,8 +88,7 @@ template <typename V, typename I>
 void spmm_tiled_ell_transposed(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep,
                                int register_factor) {
     check_dense_operands("cpu::spmm_tiled_ell_transposed", a.rows, a.cols, a.rows, a.cols, b, c);
-    if (register_factor == 0) register_factor = choose_register_factor(b.cols);
-    check_register_factor(register_factor);
+    register_factor = checked_register_factor(register_factor, b.cols);
     TESSEL_CPU_DISPATCH(spmm_tiled_ell_transposed(a, b, c, ep, register_factor));
 }
 
