@@ -31,12 +31,13 @@ fuzzers=("$@")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$root/fuzz/lsan.supp:print_suppressions=0}
 export OMP_NUM_THREADS=1
-status=0
-for name in "${fuzzers[@]}"; do
-  work="$build/corpus/$name"
+# One fuzzer: its run, then one summary line in $build/$name.summary; returns 1 on a finding.
+fuzz_one() {
+  local name=$1
+  local work="$build/corpus/$name"
   mkdir -p "$work"
   # Inputs that once were findings stay in the corpus (fuzz/regressions/<name>).
-  regressions=""
+  local regressions=""
   [ -d "$root/fuzz/regressions/$name" ] && regressions="$root/fuzz/regressions/$name"
   # -rss_limit_mb and -malloc_limit_mb: an input that makes a reader ask for more than 2 GiB
   # is a finding (sizes must be checked before allocating), not an out-of-memory of the machine.
@@ -45,12 +46,12 @@ for name in "${fuzzers[@]}"; do
   # tessel's own then surfaces as std::bad_alloc, which is still a finding.
   # A damaged superblock makes Debian's HDF5 1.10 fill a 4 GiB buffer (4.7 GB resident, 5 s;
   # fuzz/hdf5_findings/superblock-4gib-buffer) before it fails: their RSS limit is 6 GiB.
-  malloc_limit=2048 rss_limit=2560
+  local malloc_limit=2048 rss_limit=2560
   # Mutating a damaged HDF5 file soon reaches HDF5's own crashes (a NULL from a huge malloc
   # copied into: fuzz/hdf5_findings/null-malloc-memcpy, whole stack inside libhdf5), so by
   # default these replay their corpus and regressions only (deterministic, for CI);
   # TESSEL_FUZZ_HDF5_MUTATE=1 fuzzes them, and a finding's stack then says whose it is.
-  mode=(-max_total_time="$seconds")
+  local mode=(-max_total_time="$seconds")
   case $name in
     data_exchange|xct_checkpoint|xct_slice_store|spdnn_cache|abcd_problem_file|abcd_amplitudes)
       malloc_limit=1048576 rss_limit=6144
@@ -62,7 +63,25 @@ for name in "${fuzzers[@]}"; do
     echo "fuzz $name: $(grep -Eo 'stat::number_of_executed_units: *[0-9]+' "$build/$name.log" | grep -Eo '[0-9]+$') runs$([ "${mode[0]}" = -runs=0 ] && echo ' (corpus replay)' || echo " in ${seconds} s"), no finding"
   else
     echo "fuzz $name: FINDING (see $build/$name.log)"; grep -E 'ERROR|SUMMARY|Test unit written' "$build/$name.log" | head -5
-    status=1
+    return 1
   fi
+}
+# The fuzzers run side by side, one per core (each is one process on one core): CI's 2 cores
+# fuzz two readers at once. Their summaries are printed in the list's order.
+jobs=${TESSEL_FUZZ_JOBS:-$(nproc)}
+status=0
+running=0
+for name in "${fuzzers[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+  fuzz_one "$name" > "$build/$name.summary" &
+  running=$((running + 1))
 done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
+done
+for name in "${fuzzers[@]}"; do cat "$build/$name.summary"; done
 exit $status
