@@ -35,10 +35,20 @@ void fetch(const RowBlockSource<V, I>& source, size_type r0, size_type r1, size_
     for (size_type i = 0; i + 1 < static_cast<size_type>(block.row_ptr.size()); ++i)
         if (block.row_ptr[i] > block.row_ptr[i + 1])
             TESSEL_INVALID_INPUT("row block source", r0 + i, "row pointers decrease");
-    for (const I c : block.col)
-        if (c < 0 || static_cast<size_type>(c) >= cols)
+    // A min-max reduction (vectorised; a test and a branch per entry was 5 % of xct's build),
+    // then the search for the first bad column only when there is one.
+    const I* col = block.col.data();
+    I low = 0, high = 0;
+#pragma omp simd reduction(min : low) reduction(max : high)
+    for (size_type e = 0; e < nnz; ++e) {
+        low = col[e] < low ? col[e] : low;
+        high = col[e] > high ? col[e] : high;
+    }
+    if (low >= 0 && static_cast<size_type>(high) < cols) return;
+    for (size_type e = 0; e < nnz; ++e)
+        if (col[e] < 0 || static_cast<size_type>(col[e]) >= cols)
             TESSEL_INVALID_INPUT("row block source", r0,
-                                 "column " + std::to_string(c) + " outside 0.." + std::to_string(cols - 1));
+                                 "column " + std::to_string(col[e]) + " outside 0.." + std::to_string(cols - 1));
 }
 
 // Runs body(b) for every block in parallel; the first exception is rethrown after the loop.

@@ -248,9 +248,31 @@ std::vector<std::vector<size_type>> slot_widths(std::vector<std::vector<std::uin
     return widths;
 }
 
+// Pads the slots of Aᵀ's block p that no entry took (index 0, value 0): `filled` holds, per
+// (stage, row), the entries written (the last thread's counters end at the total). The slots
+// were left unwritten by the layout, so each byte of the bulk is written once.
+template <typename V, typename I>
+void pad_block(TiledEll<V, I>& t, const TransposeBlocks<I>& tb, const std::vector<std::uint32_t>& filled,
+               size_type p, bool half) {
+    constexpr size_type w = TiledEll<V, I>::warp_size;
+    const size_type br = t.config.block_rows, warps = br / w;
+    for (size_type stage = tb.stage_at[p]; stage < tb.stage_at[p + 1]; ++stage)
+        for (size_type r = 0; r < br; ++r) {
+            const size_type* wd = t.warpdispl.data() + stage * warps + r / w;
+            for (size_type m = wd[0] + filled[static_cast<std::size_t>(stage * br + r)]; m < wd[1]; ++m) {
+                const size_type slot = m * w + r % w;
+                t.index[slot] = 0;
+                if (half)
+                    t.half_values[slot] = 0;
+                else
+                    t.values[slot] = V{0};
+            }
+        }
+}
+
 // Pass 3: every entry to its slot, walking the entries row by row (the rank of A's row among
 // the block's distinct columns is a cursor into the thread's own list); the maps are the
-// threads' lists end to end. Returns the entries written.
+// threads' lists end to end; then the padding. Returns the entries written.
 template <typename V, typename I>
 size_type fill_slots(const TiledEll<V, I>& a, TiledEll<V, I>& t, const TransposeBlocks<I>& tb,
                      std::vector<std::vector<std::uint32_t>>& count, bool half, int threads) {
@@ -280,10 +302,12 @@ size_type fill_slots(const TiledEll<V, I>& a, TiledEll<V, I>& t, const Transpose
         });
 #pragma omp barrier
 #pragma omp for schedule(dynamic, 16)
-        for (size_type p = 0; p < blocks; ++p)
+        for (size_type p = 0; p < blocks; ++p) {
             for (int u = 0; u < threads; ++u)
                 std::copy(tb.rows_of[u][p].begin(), tb.rows_of[u][p].end(),
                           t.map.begin() + t.mapdispl[tb.stage_at[p]] + tb.base[u][p]);
+            pad_block(t, tb, count.back(), p, half);
+        }
     }
     return nnz;
 }
@@ -304,7 +328,7 @@ TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig
     t.cols = a.rows;
     t.config = config;
     const bool half = a.stores_half();  // half values stay half (exactly: no rounding again)
-    detail::lay_out_tiled_ell(t, tb.distinct, widths, half);
+    detail::lay_out_tiled_ell(t, tb.distinct, widths, half, /*clear=*/false);  // fill_slots pads
     widths = {};
     t.nnz = fill_slots(a, t, tb, count, half, threads);
     return t;

@@ -95,6 +95,17 @@ TEST_CASE("tiled ELL from row blocks: bad sources and configurations", "[tiled-e
     };
     CHECK_THROWS_WITH(build(64, 10, column_too_big, TiledEllConfig{32, 16}),
                       Catch::Contains("column 10 outside 0..9"));
+    // The first bad column of the block is named, a negative one too.
+    const Source negative_then_big = [](size_type first, size_type last, RowBlock<float, std::int32_t>& out) {
+        for (size_type i = first; i < last; ++i) {
+            out.add(3, 1.0f);
+            if (i == 2) out.add(-2, 1.0f);
+            if (i == 3) out.add(11, 1.0f);
+            out.end_row();
+        }
+    };
+    CHECK_THROWS_WITH(build(64, 10, negative_then_big, TiledEllConfig{32, 16}),
+                      Catch::Contains("column -2 outside 0..9"));
     std::atomic<int> calls{0};
     const Source changes = [&calls](size_type first, size_type last, RowBlock<float, std::int32_t>& out) {
         const int call = calls++;

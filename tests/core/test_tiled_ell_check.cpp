@@ -25,6 +25,20 @@ TEST_CASE("built tiled ELL matrices pass the structure check; broken ones are na
     CHECK(tiled_ell_structure_error(broken) == "index: local index " + std::to_string(entries) + " at 3 outside the " +
                                                    std::to_string(entries) + " entries of stage 0");
     broken = a;
+    broken.map[7] = -1;
+    broken.map[9] = 9001;
+    CHECK(tiled_ell_structure_error(broken) == "map: column -1 at 7 outside 0..8999");
+    // The first bad slot of all, whichever stage a thread looked at first: one in the last
+    // stage and one in a later warp of stage 1.
+    broken = a;
+    const size_type last = broken.num_stages() - 1, warps = broken.warps_per_block();
+    const size_type in_last = broken.warpdispl[last * warps] * 32 + 5, in_stage_1 = broken.warpdispl[warps + 1] * 32 + 7;
+    broken.index[in_last] = 65535;
+    broken.index[in_stage_1] = 65535;
+    CHECK(tiled_ell_structure_error(broken) == "index: local index 65535 at " + std::to_string(in_stage_1) +
+                                                   " outside the " + std::to_string(broken.mapdispl[2] - broken.mapdispl[1]) +
+                                                   " entries of stage 1");
+    broken = a;
     broken.mapdispl.back() += 1;
     CHECK(tiled_ell_structure_error(broken) == "mapdispl does not end at map");
     broken = a;
