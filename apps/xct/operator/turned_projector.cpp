@@ -8,11 +8,30 @@ namespace tessel::xct {
 
 template <typename V>
 TurnedPairProjector<V>::TurnedPairProjector(std::unique_ptr<Projector<V>> half, std::vector<size_type> turn)
-    : half_(std::move(half)), turn_(std::move(turn)) {
+    : half_(std::move(half)), turn_(std::move(turn)), unturn_(turn_.size(), -1) {
     TESSEL_ENSURE_DIMS(static_cast<size_type>(turn_.size()) == half_->pixels(),
                        "TurnedPairProjector: " + std::to_string(turn_.size()) + " turned positions for " +
                            std::to_string(half_->pixels()) + " pixels");
+    // A quarter turn of the pixel grid is a permutation; backward sums through its inverse.
+    for (std::size_t q = 0; q < turn_.size(); ++q) {
+        const size_type t = turn_[q];
+        TESSEL_ENSURE_DIMS(t >= 0 && t < half_->pixels() && unturn_[t] < 0,
+                           "TurnedPairProjector: the turned positions are not a permutation (position " +
+                               std::to_string(q) + ")");
+        unturn_[t] = static_cast<size_type>(q);
+    }
 }
+
+namespace {
+
+// `m` as a row-major rows x cols matrix; its storage is kept when it already is one (every
+// entry is written next, so a fresh zero-filled one per call would be a serial pass wasted).
+template <typename V>
+void shape(DenseMatrix<V>& m, size_type rows, size_type cols) {
+    if (m.rows() != rows || m.cols() != cols || m.layout() != Layout::row_major) m = DenseMatrix<V>(rows, cols);
+}
+
+}  // namespace
 
 template <typename V>
 void TurnedPairProjector<V>::forward(DenseMatrix<V>& x, DenseMatrix<V>& y) {
@@ -29,7 +48,7 @@ void TurnedPairProjector<V>::forward(DenseMatrix<V>& x, DenseMatrix<V>& y) {
     const SpmmStats before = half_->stats();
     half_->forward(wide_in_, wide_out_);
     count(before, false);
-    y = DenseMatrix<V>(2 * h, k);
+    shape(y, 2 * h, k);
 #pragma omp parallel for schedule(static)
     for (size_type r = 0; r < h; ++r)
         for (size_type j = 0; j < k; ++j) {
@@ -53,14 +72,13 @@ void TurnedPairProjector<V>::backward(DenseMatrix<V>& y, DenseMatrix<V>& x) {
     const SpmmStats before = half_->stats();
     half_->backward(wide_out_, wide_in_);
     count(before, true);
-    x = DenseMatrix<V>(p, k);
-    // The turned half lands on the turned pixels: x[turn(q)] gets column block 2 of row q.
+    shape(x, p, k);
+    // The turned half lands on the turned pixels: x[turn(q)] gets column block 2 of row q, so
+    // pixel t sums its own row and row unturn(t)'s second block (one pass: the same sums, in
+    // the same order, as a copy and then a scattered addition).
 #pragma omp parallel for schedule(static)
-    for (size_type q = 0; q < p; ++q)
-        for (size_type j = 0; j < k; ++j) x(q, j) = wide_in_(q, j);
-#pragma omp parallel for schedule(static)
-    for (size_type q = 0; q < p; ++q)
-        for (size_type j = 0; j < k; ++j) x(turn_[q], j) += wide_in_(q, k + j);
+    for (size_type t = 0; t < p; ++t)
+        for (size_type j = 0; j < k; ++j) x(t, j) = wide_in_(t, j) + wide_in_(unturn_[t], k + j);
 }
 
 // The inner operator's counters since `before`, added to this one's (one call here each).

@@ -39,6 +39,7 @@ private:
 
     std::unique_ptr<Projector<ValueType>> half_;
     std::vector<size_type> turn_;
+    std::vector<size_type> unturn_;  // the inverse permutation: unturn_[turn_[q]] = q
     DenseMatrix<ValueType> wide_in_, wide_out_;  // the 2K-column operands, kept between calls
     struct Device;  // the same on the device, with the turn (device_products.cpp)
     struct DeviceDeleter {
