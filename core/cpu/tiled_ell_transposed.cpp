@@ -165,7 +165,11 @@ void run_transposed(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> 
 #pragma omp barrier
             const size_type chunk = (a.cols + threads - 1) / threads;
             finish_rows<R>(sums, std::min(a.cols, t * chunk), std::min(a.cols, (t + 1) * chunk), c, k0, width, ep);
+            // Before the next columns reuse the sums; after the last ones the region's end waits
+            // (a barrier fewer per product: each costs a time slice when the cores are shared).
+            if (k0 + R < k) {
 #pragma omp barrier
+            }
         }
     }
 }
