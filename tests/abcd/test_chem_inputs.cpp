@@ -154,7 +154,7 @@ TEST_CASE("integral tiles: B's tiles are (λμ|σν), the product matches the de
     o.molecule_name = "methane.xyz";
     o.basis = "cc-pvdz";
     o.cluster_size = 8;  // several clusters: tiles of several atoms and shells
-    LadderProblem lp = make_ladder_problem(m, 2, o);
+    LadderProblem lp = make_ladder_problem(m, PairRows{2}, o);
     REQUIRE(lp.clusters->functions.count() > 1);
     // A tile of B against libint2's quartet computed alone, via the symmetry (λμ|σν) = (μλ|νσ):
     // tile ((c,d),(a,b)) and tile ((a,b),(c,d)) are the same numbers in swapped places.
@@ -187,7 +187,7 @@ TEST_CASE("ladder: bad amplitudes against the basis", "[abcd][chem]") {
     LadderOptions o;
     o.molecule_name = "w.xyz";
     o.basis = "sto-3g";
-    LadderProblem lp = make_ladder_problem(w, 5, o);
+    LadderProblem lp = make_ladder_problem(w, PairRows{5}, o);
     Amplitudes amp;
     amp.nocc = 5;
     amp.nvir = 2;
@@ -201,7 +201,7 @@ TEST_CASE("ladder: bad amplitudes against the basis", "[abcd][chem]") {
         CHECK(e.message() == "amp.h5:/c_vir: 8 rows, but basis sto-3g has 7 functions on this molecule");
     }
     o.threshold = -1;
-    CHECK_THROWS_WITH(make_ladder_problem(w, 5, o), Catch::Contains("--threshold: must be in [0, 1)"));
+    CHECK_THROWS_WITH(make_ladder_problem(w, PairRows{5}, o), Catch::Contains("--threshold: must be in [0, 1)"));
 }
 
 #endif

@@ -38,7 +38,8 @@ namespace {
 struct Inputs {
     XyzMolecule molecule;
     Amplitudes amplitudes;  // empty with --plan-only and no --amplitudes
-    size_type nocc = 0;
+    PairRows rows;
+    std::string pair_note;  // why every pair ij is contracted, when t2 is not symmetric
 };
 
 Inputs read_inputs(const Args& a) {
@@ -53,9 +54,9 @@ Inputs read_inputs(const Args& a) {
     in.molecule = read_xyz(a.molecule_file);
     if (!a.amplitudes.empty()) {
         in.amplitudes = read_amplitudes(a.amplitudes);
-        in.nocc = in.amplitudes.nocc;
+        in.rows = choose_pair_rows(in.amplitudes, !a.all_pairs, &in.pair_note);
     } else {
-        in.nocc = in.molecule.electrons() / 2;  // closed shell, all electrons correlated
+        in.rows = PairRows{in.molecule.electrons() / 2, !a.all_pairs};  // closed shell, all electrons correlated
     }
     return in;
 }
@@ -92,6 +93,7 @@ void describe_ladder(nlohmann::json& doc, const LadderProblem& lp, const Args& a
                      {"basis_functions", lp.basis->functions},
                      {"atom_clusters", lp.clusters->functions.count()},
                      {"nocc", lp.nocc},
+                     {"pairs", lp.rows.symmetric ? "i <= j" : "all"},
                      {"threshold", a.threshold},
                      {"b_tiles_kept", lp.problem.b_shape.nnz()},
                      {"b_density", lp.problem.density_b()}};
@@ -103,6 +105,7 @@ int run_typed(const Args& a, LadderProblem& lp, Inputs& in, MPI_Comm comm) {
     const bool say = rank == 0 && !a.quiet;
     PhaseTimes phases;
     Problem& problem = lp.problem;
+    if (say && !in.pair_note.empty()) std::printf("tessel-abcd: %s\n", in.pair_note.c_str());
     if (say) print_ladder(lp, problem, ranks);
     const RunSetup setup = choose_backend_and_budget(a, problem, comm);
     Metrics metrics("tessel-abcd");
@@ -152,7 +155,7 @@ int run_typed(const Args& a, LadderProblem& lp, Inputs& in, MPI_Comm comm) {
 int run_ladder(const Args& a, Precision precision, MPI_Comm comm) {
     Inputs in = collective(comm, [&] { return read_inputs(a); });
     LadderProblem lp = collective(comm, [&] {
-        LadderProblem p = make_ladder_problem(in.molecule, in.nocc, ladder_options(a));
+        LadderProblem p = make_ladder_problem(in.molecule, in.rows, ladder_options(a));
         p.problem.precision = precision;
         if (!a.amplitudes.empty()) {
             // Shapes against the basis before any work (set_amplitudes checks again).
