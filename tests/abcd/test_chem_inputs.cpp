@@ -147,7 +147,7 @@ TEST_CASE("basis library: names, elements, function counts", "[abcd][chem]") {
     }
 }
 
-TEST_CASE("integral tiles: B's tiles are (λμ|σν), the product matches the dense GEMM", "[abcd][chem]") {
+TEST_CASE("integral tiles: B± is symmetric, tile (k, t) is tile (t, k) transposed", "[abcd][chem]") {
     const XyzMolecule m = molecule("5\nmethane\nC 0 0 0\nH 0.629118 0.629118 0.629118\nH -0.629118 -0.629118 "
                                    "0.629118\nH -0.629118 0.629118 -0.629118\nH 0.629118 -0.629118 -0.629118\n");
     LadderOptions o;
@@ -156,30 +156,32 @@ TEST_CASE("integral tiles: B's tiles are (λμ|σν), the product matches the de
     o.cluster_size = 8;  // several clusters: tiles of several atoms and shells
     LadderProblem lp = make_ladder_problem(m, PairRows{2}, o);
     REQUIRE(lp.clusters->functions.count() > 1);
-    // A tile of B against libint2's quartet computed alone, via the symmetry (λμ|σν) = (μλ|νσ):
-    // tile ((c,d),(a,b)) and tile ((a,b),(c,d)) are the same numbers in swapped places.
-    const Tiling& f = lp.clusters->functions;
-    const size_type n = f.count();
-    const size_type ti = 0 * n + 1, tj = 1 * n + 0;
-    std::vector<double> x(static_cast<std::size_t>(lp.problem.k_tiling.size(ti) * lp.problem.k_tiling.size(tj)));
-    std::vector<double> y(x.size());
-    lp.tiles->fill(Operand::b, ti, tj, x.data());
-    lp.tiles->fill(Operand::b, tj, ti, y.data());
-    // x: rows (λ in 0, σ in 1), cols (μ in 1, ν in 0); y: rows (μ', σ') in (1, 0), cols (λ', ν') in (0, 1).
-    // (λμ|σν) = (μλ|νσ): y at row (μ, ν), col (λ, σ).
-    const size_type n0 = f.size(0), n1 = f.size(1);
-    double worst = 0, largest = 0;
-    for (size_type l = 0; l < n0; ++l)
-        for (size_type s = 0; s < n1; ++s)
-            for (size_type mu = 0; mu < n1; ++mu)
-                for (size_type nu = 0; nu < n0; ++nu) {
-                    const double xv = x[(l * n1 + s) + (mu * n0 + nu) * (n0 * n1)];
-                    const double yv = y[(mu * n0 + nu) + (l * n1 + s) * (n1 * n0)];
-                    worst = std::max(worst, std::abs(xv - yv));
-                    largest = std::max(largest, std::abs(xv));
-                }
-    CHECK(largest > 1e-3);
-    CHECK(worst <= 1e-14 * largest + 1e-16);
+    // B±(λσ, μν) = ((λμ|σν) ± (λν|σμ)) / 2 = B±(μν, λσ) by (λμ|σν) = (μλ|νσ): for each sign an
+    // off-diagonal pair tile (c < d) against a diagonal one (c = d, entries λ <= σ or λ < σ).
+    const Tiling& kt = lp.problem.k_tiling;
+    for (int sign : {1, -1}) {
+        size_type k = kt.count(), t = kt.count();
+        for (size_type x = 0; x < kt.count(); ++x) {
+            const AoPairTile& p = lp.pairs->tiles[x];
+            if (p.sign != sign) continue;
+            if (p.c < p.d && k == kt.count()) k = x;
+            if (p.c == p.d && t == kt.count()) t = x;
+        }
+        REQUIRE(k < kt.count());
+        REQUIRE(t < kt.count());
+        std::vector<double> x(static_cast<std::size_t>(kt.size(k) * kt.size(t))), y(x.size());
+        lp.tiles->fill(Operand::b, k, t, x.data());
+        lp.tiles->fill(Operand::b, t, k, y.data());
+        double worst = 0, largest = 0;
+        for (size_type r = 0; r < kt.size(k); ++r)
+            for (size_type c = 0; c < kt.size(t); ++c) {
+                const double xv = x[r + c * kt.size(k)], yv = y[c + r * kt.size(t)];
+                worst = std::max(worst, std::abs(xv - yv));
+                largest = std::max(largest, std::abs(xv));
+            }
+        CHECK(largest > 1e-4);
+        CHECK(worst <= 1e-14 * largest + 1e-16);
+    }
 }
 
 TEST_CASE("ladder: bad amplitudes against the basis", "[abcd][chem]") {

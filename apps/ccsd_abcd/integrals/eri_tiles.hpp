@@ -1,13 +1,14 @@
 // The two-electron integrals as the B operand of the ladder GEMM, made tile by tile with libint2
-// on the threads that need them and never stored whole. B's rows are AO pairs λσ, its columns
-// AO pairs μν (both fused over the atom clusters, first index major inside a tile), and
-// B(λσ, μν) = (λμ|σν). Schwarz bounds decide which tiles exist.
+// on the threads that need them and never stored whole. B's rows are the folded AO pairs λσ, its
+// columns the folded pairs μν (ao_pairs.hpp), and B(λσ, μν) = ((λμ|σν) ± (λν|σμ)) / 2 between
+// pair tiles of the same sign ±. Schwarz bounds decide which tiles exist.
 #pragma once
 
 #include <memory>
 #include <mutex>
 #include <vector>
 
+#include "apps/ccsd_abcd/integrals/ao_pairs.hpp"
 #include "apps/ccsd_abcd/integrals/atom_clusters.hpp"
 #include "apps/ccsd_abcd/problem/tile_shape.hpp"
 #include "apps/ccsd_abcd/problem/tile_source.hpp"
@@ -34,19 +35,19 @@ struct SchwarzBounds {
 /// The diagonal integrals (st|st) of every shell pair, over the OpenMP threads.
 SchwarzBounds schwarz_bounds(const AoBasis& basis, const AoClusters& clusters);
 
-/// B's shape: tile ((c, d), (a, b)) of the fused cluster tilings exists when
-/// Q(c, a) Q(d, b) >= threshold · max Q².
-TileShape screened_b_shape(const SchwarzBounds& q, double threshold);
+/// B's shape over the pair tiles: tile ((c, d, ±), (a, b, ±)) exists when its signs agree and
+/// Q(c, a) Q(d, b) or Q(c, b) Q(d, a) is at least threshold · max Q².
+TileShape screened_b_shape(const SchwarzBounds& q, const AoPairs& pairs, double threshold);
 
 /// libint2 needs one initialisation per process; this does it once, from any thread.
 void initialize_libint();
 
-/// A's tiles from a dense M x K matrix (column-major, K fused as B's rows), given once the
-/// amplitudes are known; B's tiles from libint2 on demand (every shell quartet of a tile).
+/// A's tiles from a dense M x K matrix (column-major, K the folded pairs as B's rows), given once
+/// the amplitudes are known; B's tiles from libint2 on demand (every shell quartet of a tile).
 class EriTiles final : public TileSource {
 public:
     EriTiles(std::shared_ptr<const AoBasis> basis, std::shared_ptr<const AoClusters> clusters,
-             std::shared_ptr<const SchwarzBounds> q, Tiling m, Tiling k);
+             std::shared_ptr<const SchwarzBounds> q, std::shared_ptr<const AoPairs> pairs, Tiling m);
     ~EriTiles() override;
     /// A = T_AO(ij, λσ) column-major, m.extent() x k.extent().
     void set_a(std::vector<double> a);
@@ -57,12 +58,16 @@ public:
 private:
     void fill_a(size_type ti, size_type tj, double* out) const;
     void fill_b(size_type ti, size_type tj, double* out) const;
+    void add_quartets(libint2::Engine& engine, size_type c, size_type x, size_type d, size_type y,
+                      const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& cols, bool swapped,
+                      double factor, size_type ld, double* out) const;
     std::unique_ptr<libint2::Engine> take_engine() const;
     void give_back(std::unique_ptr<libint2::Engine> e) const;
 
     std::shared_ptr<const AoBasis> basis_;
     std::shared_ptr<const AoClusters> clusters_;
     std::shared_ptr<const SchwarzBounds> q_;
+    std::shared_ptr<const AoPairs> pairs_;
     Tiling m_, k_;
     std::vector<double> a_;
     size_type max_nprim_ = 0;

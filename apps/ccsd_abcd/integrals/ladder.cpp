@@ -14,21 +14,6 @@ namespace tessel::abcd {
 
 namespace {
 
-// fused[λ·nbf + σ] (cluster order): the column of K holding the pair λσ.
-std::vector<size_type> fused_columns(const LadderProblem& lp) {
-    const Tiling& f = lp.clusters->functions;
-    const size_type n = f.count(), nbf = f.extent();
-    std::vector<size_type> out(static_cast<std::size_t>(nbf * nbf));
-    for (size_type c = 0; c < n; ++c)
-        for (size_type d = 0; d < n; ++d) {
-            const size_type base = lp.problem.k_tiling.offset(c * n + d);
-            for (size_type l = 0; l < f.size(c); ++l)
-                for (size_type s = 0; s < f.size(d); ++s)
-                    out[(f.offset(c) + l) * nbf + f.offset(d) + s] = base + l * f.size(d) + s;
-        }
-    return out;
-}
-
 // The virtual coefficients in cluster order: column-major nbf x nvir and nvir x nbf.
 struct Coefficients {
     std::vector<double> c;   // (λ, a) at λ + a·nbf
@@ -65,10 +50,12 @@ LadderProblem make_ladder_problem(const XyzMolecule& mol, const PairRows& rows, 
     auto clusters = std::make_shared<AoClusters>(cluster_atoms(*basis, mol, o.cluster_size, o.seed));
     auto bounds = std::make_shared<SchwarzBounds>(schwarz_bounds(*basis, *clusters));
     const Tiling mt = rows.tiling(o.pair_rows);
-    const Tiling kt = fused_tiling(clusters->functions, clusters->functions);
-    TileShape b_shape = screened_b_shape(*bounds, o.threshold);
+    auto pairs = std::make_shared<AoPairs>(make_ao_pairs(clusters->functions));
+    const Tiling kt = pairs->tiling;
+    TileShape b_shape = screened_b_shape(*bounds, *pairs, o.threshold);
     lp.problem = make_problem(mt, kt, TileShape::dense(mt.count(), kt.count()), kt, kt, std::move(b_shape));
-    lp.tiles = std::make_shared<EriTiles>(basis, clusters, bounds, mt, kt);
+    lp.tiles = std::make_shared<EriTiles>(basis, clusters, bounds, pairs, mt);
+    lp.pairs = std::move(pairs);
     lp.problem.values = lp.tiles;
     lp.problem.seed = o.seed;
     std::ostringstream d;
@@ -102,10 +89,13 @@ void set_amplitudes(LadderProblem& lp, const Amplitudes& amp, const std::string&
         }
     }
     const Coefficients k = cluster_coefficients(lp, amp);
-    const auto fused = fused_columns(lp);
+    const AoPairs& ao = *lp.pairs;
+    const size_type K = ao.tiling.extent();
     const auto pairs = lp.rows.pairs();
     const size_type nbf = amp.nbf, nv = amp.nvir, M = lp.rows.count();
-    std::vector<double> a(static_cast<std::size_t>(M * nbf * nbf));
+    std::vector<double> a(static_cast<std::size_t>(M * K));
+    std::vector<int> sign(static_cast<std::size_t>(K));
+    for (size_type x = 0; x < K; ++x) sign[x] = ao.sign_of(x);
     std::vector<double> u(static_cast<std::size_t>(nbf * nv)), y(static_cast<std::size_t>(nbf * nbf));
     for (size_type row = 0; row < M; ++row) {
         const auto [i, j] = pairs[static_cast<std::size_t>(row)];
@@ -114,7 +104,11 @@ void set_amplitudes(LadderProblem& lp, const Amplitudes& amp, const std::string&
         const double* t = amp.t2.data() + (i * amp.nocc + j) * nv * nv;
         cpu::gemm(nbf, nv, nv, 1.0, k.c.data(), nbf, t, nv, 0.0, u.data(), nbf);
         cpu::gemm(nbf, nbf, nv, 1.0, u.data(), nbf, k.ct.data(), nv, 0.0, y.data(), nbf);
-        for (size_type x = 0; x < nbf * nbf; ++x) a[fused[x] * M + row] = y[x];
+        // The folded pairs (ao_pairs.hpp): T(λσ) ± T(σλ), T(λλ) once.
+        for (size_type x = 0; x < K; ++x) {
+            const size_type l = ao.first[x], s = ao.second[x];
+            a[x * M + row] = l == s ? y[l * nbf + l] : y[l * nbf + s] + sign[x] * y[s * nbf + l];
+        }
     }
     lp.tiles->set_a(std::move(a));
 }
@@ -122,9 +116,9 @@ void set_amplitudes(LadderProblem& lp, const Amplitudes& amp, const std::string&
 template <typename T>
 std::vector<double> ladder_from_tiles(const LadderProblem& lp, const Amplitudes& amp, const TileShape& c_shape,
                                       const TileStore<T>& c_tiles) {
-    const Tiling& f = lp.clusters->functions;
+    const AoPairs& ao = *lp.pairs;
     const Tiling& mt = lp.problem.m_tiling;
-    const size_type n = f.count(), nbf = amp.nbf, nv = amp.nvir, no = amp.nocc;
+    const size_type nbf = amp.nbf, nv = amp.nvir, no = amp.nocc;
     const auto pairs = lp.rows.pairs();
     const Coefficients k = cluster_coefficients(lp, amp);
     std::vector<double> out(static_cast<std::size_t>(no * no * nv * nv));
@@ -134,15 +128,20 @@ std::vector<double> ladder_from_tiles(const LadderProblem& lp, const Amplitudes&
     for (size_type ti = 0; ti < c_shape.rows(); ++ti) {
         const size_type rows = mt.size(ti);
         std::vector<double> r_ao(static_cast<std::size_t>(rows * nbf * nbf), 0.0);
+        // R(μν) = R+(μν) + R-(μν), R(νμ) = R+(μν) - R-(μν) (ao_pairs.hpp).
         for (size_type e = c_shape.row_ptr()[ti]; e < c_shape.row_ptr()[ti + 1]; ++e) {
-            const size_type tj = c_shape.col_idx()[e], a = tj / n, b = tj % n;
+            const size_type tj = c_shape.col_idx()[e];
             const T* tile = c_tiles[static_cast<std::size_t>(e)].data();
-            for (size_type mu = 0; mu < f.size(a); ++mu)
-                for (size_type nu = 0; nu < f.size(b); ++nu) {
-                    const T* col = tile + (mu * f.size(b) + nu) * rows;
-                    const size_type at = (f.offset(a) + mu) * nbf + f.offset(b) + nu;
-                    for (size_type r = 0; r < rows; ++r) r_ao[r * nbf * nbf + at] = col[r];
-                }
+            const int sign = ao.tiles[static_cast<std::size_t>(tj)].sign;
+            for (size_type x = 0; x < ao.tiling.size(tj); ++x) {
+                const size_type g = ao.tiling.offset(tj) + x, mu = ao.first[g], nu = ao.second[g];
+                const T* col = tile + x * rows;
+                double* r_mn = r_ao.data() + mu * nbf + nu;
+                double* r_nm = r_ao.data() + nu * nbf + mu;
+                for (size_type r = 0; r < rows; ++r) r_mn[r * nbf * nbf] += col[r];
+                if (mu == nu) continue;
+                for (size_type r = 0; r < rows; ++r) r_nm[r * nbf * nbf] += sign * double(col[r]);
+            }
         }
         for (size_type r = 0; r < rows; ++r) {
             const auto [i, j] = pairs[static_cast<std::size_t>(mt.offset(ti) + r)];

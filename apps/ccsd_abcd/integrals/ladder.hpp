@@ -2,7 +2,9 @@
 // compute it: the amplitudes go to the AO basis with the virtual coefficients,
 // T(ij, λσ) = Σ_cd C[λ,c] t2[i,j,c,d] C[σ,d]; the block-sparse GEMM R(ij, μν) = Σ_λσ T(ij, λσ)
 // (λμ|σν) runs with B's tiles made from libint2 on demand; and R comes back,
-// R[i,j,a,b] = Σ_μν C[μ,a] R(ij, μν) C[ν,b].
+// R[i,j,a,b] = Σ_μν C[μ,a] R(ij, μν) C[ν,b]. Two symmetries of the integrals and amplitudes
+// cut the GEMM to a quarter: rows ij only for i <= j (pair_rows.hpp), and the AO pairs folded
+// into a symmetric and an antisymmetric part (ao_pairs.hpp).
 #pragma once
 
 #include <memory>
@@ -33,6 +35,7 @@ struct LadderProblem {
     std::shared_ptr<const AoBasis> basis;
     std::shared_ptr<const AoClusters> clusters;
     std::shared_ptr<const SchwarzBounds> bounds;
+    std::shared_ptr<const AoPairs> pairs;  ///< the folded pairs λσ (K) and μν (N)
     std::shared_ptr<EriTiles> tiles;  ///< Problem::values (A given by set_amplitudes)
     Problem problem;
     size_type nocc = 0;
