@@ -182,6 +182,24 @@ TEST_CASE("integral tiles: B± is symmetric, tile (k, t) is tile (t, k) transpos
         CHECK(largest > 1e-4);
         CHECK(worst <= 1e-14 * largest + 1e-16);
     }
+    // The pass that made (k, t) of one sign made the other sign's tile too: taken, not made again,
+    // and the same numbers as a tile made alone (a new problem: nothing made yet).
+    lp = make_ladder_problem(m, PairRows{2}, o);
+    const auto before = lp.tiles->counts();
+    REQUIRE(before.made == 0);
+    const size_type k = 0, t = 2;  // (0, 0, +) and (0, 1, +)
+    const auto ok = lp.pairs->partner(k), ot = lp.pairs->partner(t);
+    REQUIRE(ok == 1);
+    REQUIRE(ot == 3);
+    std::vector<double> plus(static_cast<std::size_t>(kt.size(k) * kt.size(t))),
+        minus(static_cast<std::size_t>(kt.size(1) * kt.size(3))), alone(minus.size());
+    lp.tiles->fill(Operand::b, k, t, plus.data());
+    lp.tiles->fill(Operand::b, 1, 3, minus.data());
+    CHECK(lp.tiles->counts().made == before.made + 1);
+    CHECK(lp.tiles->counts().from_spare == before.from_spare + 1);
+    lp.tiles->fill(Operand::b, 1, 3, alone.data());  // made before: a libint2 pass again
+    CHECK(lp.tiles->counts().made == before.made + 2);
+    CHECK(minus == alone);
 }
 
 TEST_CASE("ladder: bad amplitudes against the basis", "[abcd][chem]") {

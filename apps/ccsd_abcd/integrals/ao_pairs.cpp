@@ -24,6 +24,14 @@ std::vector<std::int64_t> AoPairs::local_index(size_type t) const {
     return out;
 }
 
+std::int64_t AoPairs::partner(size_type t) const {
+    const AoPairTile& p = tiles[static_cast<std::size_t>(t)];
+    const auto other = static_cast<std::int64_t>(t) + p.sign;  // + comes right before -
+    if (other < 0 || other >= static_cast<std::int64_t>(tiles.size())) return -1;
+    const AoPairTile& q = tiles[static_cast<std::size_t>(other)];
+    return q.c == p.c && q.d == p.d ? other : -1;
+}
+
 AoPairs make_ao_pairs(const Tiling& clusters) {
     AoPairs out;
     out.clusters = clusters;

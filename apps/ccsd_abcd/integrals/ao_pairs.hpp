@@ -33,6 +33,8 @@ struct AoPairs {
     int sign_of(size_type x) const { return tiles[static_cast<std::size_t>(tiling.tile_of(x))].sign; }
     /// Tile t's entry of the functions (l, s), local to clusters c and d; -1 when it has none.
     std::vector<std::int64_t> local_index(size_type t) const;
+    /// The tile of the same clusters and the other sign; -1 when there is none.
+    std::int64_t partner(size_type t) const;
 };
 
 /// Every cluster pair c <= d, a + tile and (unless empty: c = d of one function) a - tile.

@@ -4,8 +4,10 @@
 // pair tiles of the same sign ±. Schwarz bounds decide which tiles exist.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "apps/ccsd_abcd/integrals/ao_pairs.hpp"
@@ -44,6 +46,8 @@ void initialize_libint();
 
 /// A's tiles from a dense M x K matrix (column-major, K the folded pairs as B's rows), given once
 /// the amplitudes are known; B's tiles from libint2 on demand (every shell quartet of a tile).
+/// Tiles ((c,d,+),(a,b,+)) and ((c,d,-),(a,b,-)) need the same integrals: the pass that makes one
+/// makes the other too and keeps it (up to a byte limit) until it is asked for.
 class EriTiles final : public TileSource {
 public:
     EriTiles(std::shared_ptr<const AoBasis> basis, std::shared_ptr<const AoClusters> clusters,
@@ -54,13 +58,26 @@ public:
     void fill(Operand which, size_type ti, size_type tj, double* out) const override;
     void fill(Operand which, size_type ti, size_type tj, float* out) const override;
     std::string describe() const override;
+    /// Bytes of tiles made ahead for the other sign that may be kept at once (default 256 MiB).
+    void set_spare_limit(size_type bytes) { spare_limit_ = bytes; }
+    /// The B tiles (row, column) this process will ask for: tiles of the other sign are kept
+    /// only when they are among them (with MPI the other sign's column may be another rank's).
+    /// Until it is called every tile counts as asked for.
+    void set_planned(std::set<std::pair<size_type, size_type>> tiles);
+    struct Counts {
+        size_type made = 0;        ///< B tiles made by a libint2 pass
+        size_type from_spare = 0;  ///< B tiles taken from the other sign's pass
+        size_type spare_peak_bytes = 0;
+    };
+    Counts counts() const;
 
 private:
+    struct Target;
+    bool take_spare(size_type ti, size_type tj, double* out) const;
     void fill_a(size_type ti, size_type tj, double* out) const;
     void fill_b(size_type ti, size_type tj, double* out) const;
-    void add_quartets(libint2::Engine& engine, size_type c, size_type x, size_type d, size_type y,
-                      const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& cols, bool swapped,
-                      double factor, size_type ld, double* out) const;
+    void add_quartets(libint2::Engine& engine, size_type c, size_type x, size_type d, size_type y, bool swapped,
+                      const std::vector<Target>& targets) const;
     std::unique_ptr<libint2::Engine> take_engine() const;
     void give_back(std::unique_ptr<libint2::Engine> e) const;
 
@@ -74,6 +91,14 @@ private:
     int max_l_ = 0;
     mutable std::mutex mutex_;
     mutable std::vector<std::unique_ptr<libint2::Engine>> engines_;  // idle ones, reused
+    // Tiles made ahead for the other sign, by position; positions made already (never kept).
+    mutable std::map<std::pair<size_type, size_type>, std::vector<double>> spare_;
+    mutable std::set<std::pair<size_type, size_type>> made_;
+    std::set<std::pair<size_type, size_type>> planned_;
+    bool all_planned_ = true;
+    mutable size_type spare_bytes_ = 0;
+    size_type spare_limit_ = size_type(256) << 20;
+    mutable Counts counts_;
 };
 
 }  // namespace tessel::abcd

@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <set>
 #include <sstream>
 
 #include "apps/ccsd_abcd/inspector/inspector.hpp"
@@ -69,6 +70,28 @@ LadderProblem make_ladder_problem(const XyzMolecule& mol, const PairRows& rows, 
     return lp;
 }
 
+ScreenedB screened_b(const LadderProblem& lp) {
+    const AoPairs& ao = *lp.pairs;
+    const Tiling& kt = ao.tiling;
+    ScreenedB out;
+    double all = 0, kept = 0;
+    for (int sign : {1, -1}) {
+        double extent = 0;
+        size_type count = 0;
+        for (size_type t = 0; t < kt.count(); ++t)
+            if (ao.tiles[static_cast<std::size_t>(t)].sign == sign) extent += double(kt.size(t)), ++count;
+        all += extent * extent;
+        out.tiles += count * count;
+    }
+    const TileShape& b = lp.problem.b_shape;
+    out.kept_tiles = b.nnz();
+    for (size_type k = 0; k < b.rows(); ++k)
+        for (size_type e = b.row_ptr()[k]; e < b.row_ptr()[k + 1]; ++e)
+            kept += double(kt.size(k)) * double(kt.size(b.col_idx()[e]));
+    out.density = all > 0 ? kept / all : 0.0;
+    return out;
+}
+
 void set_amplitudes(LadderProblem& lp, const Amplitudes& amp, const std::string& where) {
     if (amp.nbf != lp.basis->functions)
         TESSEL_INVALID_INPUT(where + ":/c_vir", 0,
@@ -111,6 +134,14 @@ void set_amplitudes(LadderProblem& lp, const Amplitudes& amp, const std::string&
         }
     }
     lp.tiles->set_a(std::move(a));
+}
+
+void plan_b_tiles(LadderProblem& lp, const Plan& plan, int rank) {
+    std::set<std::pair<size_type, size_type>> tiles;
+    const TileShape& b = lp.problem.b_shape;
+    for (const BlockPlan& block : plan.processes[static_cast<std::size_t>(rank)].blocks)
+        for (size_type pos : block.b_tiles) tiles.emplace(b.row_of(pos), b.col_idx()[pos]);
+    lp.tiles->set_planned(std::move(tiles));
 }
 
 template <typename T>
@@ -171,6 +202,7 @@ std::vector<double> evaluate_ladder(const XyzMolecule& mol, const Amplitudes& am
     InspectorOptions io;
     io.device_memory = static_cast<size_type>(host_memory_bytes()) / 4;
     const Plan plan = inspect(lp.problem, io);
+    plan_b_tiles(lp, plan, 0);
     auto a = make_local_a<double>(lp.problem, plan.grid, 0);
     TileStore<double> c;
     ExecutorOptions eo;

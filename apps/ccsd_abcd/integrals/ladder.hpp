@@ -12,6 +12,7 @@
 
 #include "apps/ccsd_abcd/executor/executor.hpp"
 #include "apps/ccsd_abcd/executor/tile_store.hpp"
+#include "apps/ccsd_abcd/inspector/inspector.hpp"
 #include "apps/ccsd_abcd/integrals/amplitudes.hpp"
 #include "apps/ccsd_abcd/integrals/eri_tiles.hpp"
 #include "apps/ccsd_abcd/integrals/pair_rows.hpp"
@@ -47,9 +48,20 @@ struct LadderProblem {
 /// InvalidInput (basis, element, threshold).
 LadderProblem make_ladder_problem(const XyzMolecule& mol, const PairRows& rows, const LadderOptions& o);
 
+/// B after the Schwarz screening: its tiles of equal signs (the others are zero by symmetry) and
+/// how many of them are kept; density: the kept fraction of their elements.
+struct ScreenedB {
+    size_type tiles = 0, kept_tiles = 0;
+    double density = 0;
+};
+ScreenedB screened_b(const LadderProblem& lp);
+
 /// Checks the amplitudes against the problem (InvalidInput "amp.h5:/c_vir: 25 rows, but basis
 /// cc-pvdz has 24 functions on mol.xyz") and gives A = T(ij, λσ) to the tile source.
 void set_amplitudes(LadderProblem& lp, const Amplitudes& amp, const std::string& where);
+
+/// Tells the tile source which B tiles `rank`'s part of the plan makes.
+void plan_b_tiles(LadderProblem& lp, const Plan& plan, int rank);
 
 /// R[i,j,a,b] (row-major, t2's shape) from every tile of C = R(ij, μν) (shape `c_shape`); with
 /// pairs i <= j, R[j,i,b,a] = R[i,j,a,b] fills the rest. Tile row by tile row (R in the AO basis
