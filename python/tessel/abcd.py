@@ -18,7 +18,9 @@ def ladder(xyz, basis, c_vir, t2, ao_order="psi4", threshold=1e-12, backend="aut
     c_vir: (nbf, nvir) virtual orbital coefficients, rows in the AO order `ao_order` ("psi4",
     "pyscf" or "libint", see docs/abcd.md); t2: (nocc, nocc, nvir, nvir) amplitudes.
     threshold: Schwarz screening of the integral tiles, relative to the largest bound.
-    backend: "auto", "cpu" or "cuda". cluster_size: target basis functions per atom cluster."""
+    backend: "auto", "cpu" or "cuda". cluster_size: target basis functions per atom cluster.
+    When t2[i,j,c,d] = t2[j,i,d,c] (to 1e-12 of max |t2|) only the pairs i <= j are contracted;
+    other amplitudes run on every pair (same R, twice the work)."""
     c_vir = np.ascontiguousarray(c_vir, dtype=np.float64)
     t2 = np.ascontiguousarray(t2, dtype=np.float64)
     return _tessel._abcd_ladder(str(xyz), str(basis), c_vir, t2, str(ao_order), float(threshold), str(backend),

@@ -147,39 +147,59 @@ TEST_CASE("basis library: names, elements, function counts", "[abcd][chem]") {
     }
 }
 
-TEST_CASE("integral tiles: B's tiles are (λμ|σν), the product matches the dense GEMM", "[abcd][chem]") {
+TEST_CASE("integral tiles: B± is symmetric, tile (k, t) is tile (t, k) transposed", "[abcd][chem]") {
     const XyzMolecule m = molecule("5\nmethane\nC 0 0 0\nH 0.629118 0.629118 0.629118\nH -0.629118 -0.629118 "
                                    "0.629118\nH -0.629118 0.629118 -0.629118\nH 0.629118 -0.629118 -0.629118\n");
     LadderOptions o;
     o.molecule_name = "methane.xyz";
     o.basis = "cc-pvdz";
     o.cluster_size = 8;  // several clusters: tiles of several atoms and shells
-    LadderProblem lp = make_ladder_problem(m, 2, o);
+    LadderProblem lp = make_ladder_problem(m, PairRows{2}, o);
     REQUIRE(lp.clusters->functions.count() > 1);
-    // A tile of B against libint2's quartet computed alone, via the symmetry (λμ|σν) = (μλ|νσ):
-    // tile ((c,d),(a,b)) and tile ((a,b),(c,d)) are the same numbers in swapped places.
-    const Tiling& f = lp.clusters->functions;
-    const size_type n = f.count();
-    const size_type ti = 0 * n + 1, tj = 1 * n + 0;
-    std::vector<double> x(static_cast<std::size_t>(lp.problem.k_tiling.size(ti) * lp.problem.k_tiling.size(tj)));
-    std::vector<double> y(x.size());
-    lp.tiles->fill(Operand::b, ti, tj, x.data());
-    lp.tiles->fill(Operand::b, tj, ti, y.data());
-    // x: rows (λ in 0, σ in 1), cols (μ in 1, ν in 0); y: rows (μ', σ') in (1, 0), cols (λ', ν') in (0, 1).
-    // (λμ|σν) = (μλ|νσ): y at row (μ, ν), col (λ, σ).
-    const size_type n0 = f.size(0), n1 = f.size(1);
-    double worst = 0, largest = 0;
-    for (size_type l = 0; l < n0; ++l)
-        for (size_type s = 0; s < n1; ++s)
-            for (size_type mu = 0; mu < n1; ++mu)
-                for (size_type nu = 0; nu < n0; ++nu) {
-                    const double xv = x[(l * n1 + s) + (mu * n0 + nu) * (n0 * n1)];
-                    const double yv = y[(mu * n0 + nu) + (l * n1 + s) * (n1 * n0)];
-                    worst = std::max(worst, std::abs(xv - yv));
-                    largest = std::max(largest, std::abs(xv));
-                }
-    CHECK(largest > 1e-3);
-    CHECK(worst <= 1e-14 * largest + 1e-16);
+    // B±(λσ, μν) = ((λμ|σν) ± (λν|σμ)) / 2 = B±(μν, λσ) by (λμ|σν) = (μλ|νσ): for each sign an
+    // off-diagonal pair tile (c < d) against a diagonal one (c = d, entries λ <= σ or λ < σ).
+    const Tiling& kt = lp.problem.k_tiling;
+    for (int sign : {1, -1}) {
+        size_type k = kt.count(), t = kt.count();
+        for (size_type x = 0; x < kt.count(); ++x) {
+            const AoPairTile& p = lp.pairs->tiles[x];
+            if (p.sign != sign) continue;
+            if (p.c < p.d && k == kt.count()) k = x;
+            if (p.c == p.d && t == kt.count()) t = x;
+        }
+        REQUIRE(k < kt.count());
+        REQUIRE(t < kt.count());
+        std::vector<double> x(static_cast<std::size_t>(kt.size(k) * kt.size(t))), y(x.size());
+        lp.tiles->fill(Operand::b, k, t, x.data());
+        lp.tiles->fill(Operand::b, t, k, y.data());
+        double worst = 0, largest = 0;
+        for (size_type r = 0; r < kt.size(k); ++r)
+            for (size_type c = 0; c < kt.size(t); ++c) {
+                const double xv = x[r + c * kt.size(k)], yv = y[c + r * kt.size(t)];
+                worst = std::max(worst, std::abs(xv - yv));
+                largest = std::max(largest, std::abs(xv));
+            }
+        CHECK(largest > 1e-4);
+        CHECK(worst <= 1e-14 * largest + 1e-16);
+    }
+    // The pass that made (k, t) of one sign made the other sign's tile too: taken, not made again,
+    // and the same numbers as a tile made alone (a new problem: nothing made yet).
+    lp = make_ladder_problem(m, PairRows{2}, o);
+    const auto before = lp.tiles->counts();
+    REQUIRE(before.made == 0);
+    const size_type k = 0, t = 2;  // (0, 0, +) and (0, 1, +)
+    const auto ok = lp.pairs->partner(k), ot = lp.pairs->partner(t);
+    REQUIRE(ok == 1);
+    REQUIRE(ot == 3);
+    std::vector<double> plus(static_cast<std::size_t>(kt.size(k) * kt.size(t))),
+        minus(static_cast<std::size_t>(kt.size(1) * kt.size(3))), alone(minus.size());
+    lp.tiles->fill(Operand::b, k, t, plus.data());
+    lp.tiles->fill(Operand::b, 1, 3, minus.data());
+    CHECK(lp.tiles->counts().made == before.made + 1);
+    CHECK(lp.tiles->counts().from_spare == before.from_spare + 1);
+    lp.tiles->fill(Operand::b, 1, 3, alone.data());  // made before: a libint2 pass again
+    CHECK(lp.tiles->counts().made == before.made + 2);
+    CHECK(minus == alone);
 }
 
 TEST_CASE("ladder: bad amplitudes against the basis", "[abcd][chem]") {
@@ -187,7 +207,7 @@ TEST_CASE("ladder: bad amplitudes against the basis", "[abcd][chem]") {
     LadderOptions o;
     o.molecule_name = "w.xyz";
     o.basis = "sto-3g";
-    LadderProblem lp = make_ladder_problem(w, 5, o);
+    LadderProblem lp = make_ladder_problem(w, PairRows{5}, o);
     Amplitudes amp;
     amp.nocc = 5;
     amp.nvir = 2;
@@ -201,7 +221,7 @@ TEST_CASE("ladder: bad amplitudes against the basis", "[abcd][chem]") {
         CHECK(e.message() == "amp.h5:/c_vir: 8 rows, but basis sto-3g has 7 functions on this molecule");
     }
     o.threshold = -1;
-    CHECK_THROWS_WITH(make_ladder_problem(w, 5, o), Catch::Contains("--threshold: must be in [0, 1)"));
+    CHECK_THROWS_WITH(make_ladder_problem(w, PairRows{5}, o), Catch::Contains("--threshold: must be in [0, 1)"));
 }
 
 #endif

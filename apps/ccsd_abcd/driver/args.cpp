@@ -36,6 +36,9 @@ void add_problem_options(CLI::App& app, Args& a) {
                                                  "c_vir's attribute ao_order = psi4, pyscf or libint")->group(rm);
     app.add_option("--threshold", a.threshold, "Schwarz screening of B's tiles, relative to the largest bound")
         ->group(rm);
+    app.add_flag("--all-pairs", a.all_pairs, "Contract every pair ij, not only i <= j (which needs t2[i,j,c,d] = "
+                                             "t2[j,i,d,c]; without that symmetry every pair is taken anyway)")
+        ->group(rm);
     app.add_option("--seed", a.seed, "Seed of the generators and of the tile values");
     app.add_option("--save-problem", a.save_problem, "Write the problem (tilings, shapes) to this HDF5 file");
     app.add_flag("--save-tiles", a.save_tiles, "With --save-problem: store the tile values of A and B too");

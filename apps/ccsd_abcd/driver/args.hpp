@@ -25,6 +25,7 @@ struct Args {
     // A real molecule (issue 34): XYZ file, amplitudes, Schwarz threshold; --basis given or not.
     std::string molecule_file, amplitudes;
     double threshold = 1e-12;
+    bool all_pairs = false;  // every pair ij, not only i <= j
     bool basis_given = false;
 };
 

@@ -38,7 +38,8 @@ namespace {
 struct Inputs {
     XyzMolecule molecule;
     Amplitudes amplitudes;  // empty with --plan-only and no --amplitudes
-    size_type nocc = 0;
+    PairRows rows;
+    std::string pair_note;  // why every pair ij is contracted, when t2 is not symmetric
 };
 
 Inputs read_inputs(const Args& a) {
@@ -53,9 +54,9 @@ Inputs read_inputs(const Args& a) {
     in.molecule = read_xyz(a.molecule_file);
     if (!a.amplitudes.empty()) {
         in.amplitudes = read_amplitudes(a.amplitudes);
-        in.nocc = in.amplitudes.nocc;
+        in.rows = choose_pair_rows(in.amplitudes, !a.all_pairs, &in.pair_note);
     } else {
-        in.nocc = in.molecule.electrons() / 2;  // closed shell, all electrons correlated
+        in.rows = PairRows{in.molecule.electrons() / 2, !a.all_pairs};  // closed shell, all electrons correlated
     }
     return in;
 }
@@ -76,9 +77,10 @@ void print_ladder(const LadderProblem& lp, const Problem& p, int ranks) {
     std::printf("A (T in the AO basis): %lld x %lld, rows %s, cols %s (%s)\n", (long long)p.m(), (long long)p.k(),
                 p.m_tiling.describe().c_str(), p.k_tiling.describe().c_str(),
                 app::format_bytes(double(p.m()) * double(p.k()) * double(value_bytes(p.precision))).c_str());
-    std::printf("B (integrals (ac|bd)): %lld of %lld tiles kept by the Schwarz screening, density %.4f (%s if stored; "
-                "the dense AO integrals would take %s)\n",
-                (long long)p.b_shape.nnz(), (long long)(p.k_tiling.count() * p.n_tiling.count()), p.density_b(),
+    const ScreenedB sb = screened_b(lp);
+    std::printf("B (integrals (ac|bd), AO pairs folded into + and - parts): %lld of %lld tiles kept by the Schwarz "
+                "screening, density %.4f (%s if stored; the dense AO integrals would take %s)\n",
+                (long long)sb.kept_tiles, (long long)sb.tiles, sb.density,
                 app::format_bytes(p.b_shape.area(p.k_tiling, p.n_tiling) * double(value_bytes(p.precision))).c_str(),
                 app::format_bytes(nbf * nbf * nbf * nbf * 8).c_str());
     std::printf("values: %s, %s precision; %d rank(s) x %d thread(s)\n", p.values->describe().c_str(),
@@ -92,9 +94,10 @@ void describe_ladder(nlohmann::json& doc, const LadderProblem& lp, const Args& a
                      {"basis_functions", lp.basis->functions},
                      {"atom_clusters", lp.clusters->functions.count()},
                      {"nocc", lp.nocc},
+                     {"pairs", lp.rows.symmetric ? "i <= j" : "all"},
                      {"threshold", a.threshold},
                      {"b_tiles_kept", lp.problem.b_shape.nnz()},
-                     {"b_density", lp.problem.density_b()}};
+                     {"b_density", screened_b(lp).density}};
 }
 
 template <typename T>
@@ -103,11 +106,13 @@ int run_typed(const Args& a, LadderProblem& lp, Inputs& in, MPI_Comm comm) {
     const bool say = rank == 0 && !a.quiet;
     PhaseTimes phases;
     Problem& problem = lp.problem;
+    if (say && !in.pair_note.empty()) std::printf("tessel-abcd: %s\n", in.pair_note.c_str());
     if (say) print_ladder(lp, problem, ranks);
     const RunSetup setup = choose_backend_and_budget(a, problem, comm);
     Metrics metrics("tessel-abcd");
     const InspectorRun inspected = plan_step(a, problem, setup, phases, metrics.json(), comm, say);
     const Plan& plan = inspected.plan;
+    plan_b_tiles(lp, plan, rank);
     describe_ladder(metrics.json(), lp, a);
     auto write_metrics = [&] {
         metrics.set_phases(phases);
@@ -125,6 +130,14 @@ int run_typed(const Args& a, LadderProblem& lp, Inputs& in, MPI_Comm comm) {
     const DgemmReference dgemm =
         measure_dgemm_reference(a, problem, setup.backend, size_of(comm) * setup.inspector.devices, comm, say);
     const auto [run, totals] = generate_a_and_execute<T>(a, problem, plan, setup, dgemm, phases, comm, say);
+    const EriTiles::Counts made = lp.tiles->counts();
+    if (say)
+        std::printf("integrals (rank 0): %lld B tiles from libint2 passes, %lld more from the other sign's pass "
+                    "(kept ahead: at most %s)\n",
+                    (long long)made.made, (long long)made.from_spare,
+                    app::format_bytes(double(made.spare_peak_bytes)).c_str());
+    metrics.json()["ladder"]["b_tiles_made_rank0"] = made.made;
+    metrics.json()["ladder"]["b_tiles_from_other_sign_rank0"] = made.from_spare;
 
     // --verify: the dense GEMM of the same A and B (all ranks' tiles on rank 0); then R.
     Args no_output = a;
@@ -152,7 +165,7 @@ int run_typed(const Args& a, LadderProblem& lp, Inputs& in, MPI_Comm comm) {
 int run_ladder(const Args& a, Precision precision, MPI_Comm comm) {
     Inputs in = collective(comm, [&] { return read_inputs(a); });
     LadderProblem lp = collective(comm, [&] {
-        LadderProblem p = make_ladder_problem(in.molecule, in.nocc, ladder_options(a));
+        LadderProblem p = make_ladder_problem(in.molecule, in.rows, ladder_options(a));
         p.problem.precision = precision;
         if (!a.amplitudes.empty()) {
             // Shapes against the basis before any work (set_amplitudes checks again).

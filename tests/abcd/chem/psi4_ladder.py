@@ -4,6 +4,7 @@ tessel-abcd --molecule): SCF with Psi4 (its integrals come from libint 1), MP2 a
 the MO integrals (ac|bd) from Psi4's AO integrals, and the dense einsum.
 
   psi4_ladder.py --xyz mol.xyz --basis cc-pvdz --amplitudes amp.h5 [--reference ref.h5] [--ao-order psi4|pyscf]
+                 [--asymmetry 1e-3]
 
 writes amp.h5 (t2, c_vir with attribute ao_order) and ref.h5 (r). With --tessel BIN it also runs
 `BIN --molecule ... --output` and compares: exit 1 unless max|R - R_ref| <= 1e-9 max|R_ref|."""
@@ -45,7 +46,7 @@ def psi4_to_pyscf(basisset):
     return np.array(rows)
 
 
-def reference(xyz, basis, threads):
+def reference(xyz, basis, threads, asymmetry=0.0):
     psi4.core.set_output_file(os.devnull, False)
     psi4.core.set_num_threads(threads)
     psi4.set_memory("4 GB")
@@ -64,6 +65,8 @@ def reference(xyz, basis, threads):
     eo, ev = eps[:nocc], eps[nocc:]
     denom = eo[:, None, None, None] + eo[None, :, None, None] - ev[None, None, :, None] - ev[None, None, None, :]
     t2 = ovov.transpose(0, 2, 1, 3) / denom
+    if asymmetry:  # amplitudes without t2[i,j,c,d] = t2[j,i,d,c] (tessel then runs on every pair ij)
+        t2 = t2 + asymmetry * np.abs(t2).max() * np.random.default_rng(7).uniform(-1, 1, t2.shape)
     r = np.einsum("ijcd,acbd->ijab", t2, vvvv, optimize=True)
     print(f"psi4 + numpy dense route (AO integrals, transform, MP2 amplitudes, einsum): {time.time() - t_dense:.1f} s",
           flush=True)
@@ -78,6 +81,8 @@ def main():
     ap.add_argument("--reference")
     ap.add_argument("--ao-order", default="psi4", choices=["psi4", "pyscf"])
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--asymmetry", type=float, default=0.0,
+                    help="add this much (of max |t2|) random noise to t2, breaking t2[i,j,c,d] = t2[j,i,d,c]")
     ap.add_argument("--tessel", help="tessel-abcd binary: run it and compare")
     ap.add_argument("--tessel-args", default="", help="extra arguments for tessel-abcd (spaces or commas between)")
     ap.add_argument("--launcher", default="", help="command before tessel-abcd (commas between words): mpiexec,-n,2")
@@ -85,7 +90,7 @@ def main():
     args = ap.parse_args()
 
     t = time.time()
-    energy, basisset, t2, cv, r_ref = reference(args.xyz, args.basis, args.threads)
+    energy, basisset, t2, cv, r_ref = reference(args.xyz, args.basis, args.threads, args.asymmetry)
     print(f"psi4: E(SCF) = {energy:.10f}, nbf {basisset.nbf()}, nocc {t2.shape[0]}, nvir {t2.shape[2]}, "
           f"max|R| {np.abs(r_ref).max():.6e} ({time.time() - t:.1f} s)")
     if args.ao_order == "pyscf":
