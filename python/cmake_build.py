@@ -33,7 +33,8 @@ class BuildPy(build_py):
                      f"-DPython3_EXECUTABLE={sys.executable}"]
         # ccache, as scripts/build.sh: objects the project's own build compiled are reused.
         if shutil.which("ccache"):
-            configure += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"]
+            configure += ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache",
+                          "-DCMAKE_CUDA_COMPILER_LAUNCHER=ccache"]
         configure += shlex.split(os.environ.get("TESSEL_CMAKE_ARGS", ""))
         jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
         subprocess.run(configure, check=True)
