@@ -6,7 +6,17 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 export TESSEL_BUILD_DIR=${TESSEL_BUILD_DIR:-$root/build}
 echo "== building in $TESSEL_BUILD_DIR"
 start=$(date +%s)
-"$root/scripts/build.sh" "$@"
+# Without an NVIDIA device (CI), nvcc, where installed, compiles the CUDA code for one virtual
+# architecture: nothing here can run it, the build only checks that it compiles (40 % of nvcc's
+# time saved); the pip build below gets the same flag, so its objects come from ccache. With a
+# device, the default architectures (80 and 90, real code).
+if nvidia-smi -L >/dev/null 2>&1; then
+  cuda_arch="80;90"
+else
+  cuda_arch="90-virtual"
+fi
+export TESSEL_CMAKE_ARGS="${TESSEL_CMAKE_ARGS:-} -DCMAKE_CUDA_ARCHITECTURES=$cuda_arch"
+"$root/scripts/build.sh" "-DCMAKE_CUDA_ARCHITECTURES=$cuda_arch" "$@"
 echo "== built in $(( $(date +%s) - start )) s"
 # Root in CI: Open MPI refuses root unless told; oversubscribe lets -n 4 run on 2 cores.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
