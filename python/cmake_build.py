@@ -46,6 +46,11 @@ class BuildPy(build_py):
         target.mkdir(parents=True, exist_ok=True)
         for module in modules:
             shutil.copy2(module, target / module.name)
+        # tessel.abcd.ladder's basis sets, inside the package: the wheel needs no source tree.
+        basis = target / "basis"
+        basis.mkdir(exist_ok=True)
+        for gbs in sorted((ROOT / "apps" / "ccsd_abcd" / "integrals" / "basis").glob("*.gbs")):
+            shutil.copy2(gbs, basis / gbs.name)
 
 
 class BdistWheel(bdist_wheel):

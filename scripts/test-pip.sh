@@ -35,6 +35,11 @@ for algorithm, iterations in (("cgls", 30), ("fbp", 1)):
     assert rec.shape == (1, n, n), rec.shape
     error[algorithm] = float(np.linalg.norm(rec[0] - image) / np.linalg.norm(image))
 print("test-pip: relative error of the installed tessel's reconstructions:", error)
+# tessel.abcd.ladder's basis sets are inside the installed package, not read from this tree.
+import os
+basis = tessel.abcd._basis_dir()
+assert basis.startswith(os.path.dirname(tessel.__file__)), basis
+assert os.path.isfile(os.path.join(basis, "cc-pvdz.gbs")), basis
 assert error["cgls"] < 0.05 and error["fbp"] < 0.25, error
 PY
 echo "== test-pip: passed in $(( $(date +%s) - start )) s"

@@ -36,7 +36,7 @@ std::vector<double> copied(const py::array_t<T>& a) {
 
 py::array_t<double> ladder(const std::string& xyz, const std::string& basis, py::handle c_vir_object,
                            py::handle t2_object, const std::string& ao_order, double threshold,
-                           const std::string& backend, size_type cluster_size) {
+                           const std::string& backend, size_type cluster_size, const std::string& basis_dir) {
     auto c_vir = numpy_array<double>(c_vir_object, "c_vir", 2);
     auto t2 = numpy_array<double>(t2_object, "t2", 4);
     if (!(c_vir.flags() & py::array::c_style)) bad_argument("c_vir", "not C-contiguous (use numpy.ascontiguousarray)");
@@ -57,6 +57,7 @@ py::array_t<double> ladder(const std::string& xyz, const std::string& basis, py:
     o.basis = basis;
     o.threshold = threshold;
     o.cluster_size = cluster_size;
+    o.basis_dir = basis_dir;
     const Backend b = parse_backend(backend);
     std::vector<double> r;
     {
@@ -67,7 +68,7 @@ py::array_t<double> ladder(const std::string& xyz, const std::string& basis, py:
     std::copy(r.begin(), r.end(), out.mutable_data());
     return out;
 #else
-    (void)basis, (void)threshold, (void)backend, (void)cluster_size;
+    (void)basis, (void)threshold, (void)backend, (void)cluster_size, (void)basis_dir;
     TESSEL_THROW(NotCompiled, "tessel.abcd.ladder: tessel was built without libint2, which makes the integrals "
                               "(install libint2-dev and build again)");
 #endif
@@ -77,7 +78,7 @@ py::array_t<double> ladder(const std::string& xyz, const std::string& basis, py:
 
 void bind_abcd(py::module_& m) {
     m.def("_abcd_ladder", &ladder, py::arg("xyz"), py::arg("basis"), py::arg("c_vir"), py::arg("t2"),
-          py::arg("ao_order"), py::arg("threshold"), py::arg("backend"), py::arg("cluster_size"));
+          py::arg("ao_order"), py::arg("threshold"), py::arg("backend"), py::arg("cluster_size"), py::arg("basis_dir"));
 }
 
 }  // namespace tessel::python

@@ -4,6 +4,8 @@
 
 the two-electron integrals made on demand from libint2 (never stored whole), tiled by clusters of
 atoms and screened by Schwarz bounds."""
+import os
+
 import numpy as np
 
 from . import _tessel
@@ -24,4 +26,11 @@ def ladder(xyz, basis, c_vir, t2, ao_order="psi4", threshold=1e-12, backend="aut
     c_vir = np.ascontiguousarray(c_vir, dtype=np.float64)
     t2 = np.ascontiguousarray(t2, dtype=np.float64)
     return _tessel._abcd_ladder(str(xyz), str(basis), c_vir, t2, str(ao_order), float(threshold), str(backend),
-                                int(cluster_size))
+                                int(cluster_size), _basis_dir())
+
+
+def _basis_dir():
+    """The basis sets installed with this package (a wheel, an installed prefix), else "": the
+    library's own folder (the source tree's, for a build folder's package)."""
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "basis")
+    return os.environ.get("TESSEL_BASIS_DIR") or (here if os.path.isdir(here) else "")

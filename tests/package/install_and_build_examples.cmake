@@ -29,6 +29,17 @@ foreach(needed include/tessel/core/kernels/spmm.hpp include/tessel/core/operator
   endif()
 endforeach()
 
+# tessel-abcd --molecule (built with libint2): the installed program reads the installed basis
+# sets, not the source tree's (an unknown name makes it say which folder it looked in).
+if(EXISTS ${prefix}/share/tessel/basis/cc-pvdz.gbs)
+  execute_process(COMMAND ${prefix}/bin/tessel-abcd --molecule ${SOURCE_DIR}/tests/abcd/chem/water.xyz
+                          --basis no-such-basis --plan-only
+                  RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+  if(NOT rc EQUAL 1 OR NOT err MATCHES "is not a basis set in ${prefix}/share/tessel/basis ")
+    message(FATAL_ERROR "installed tessel-abcd does not use the installed basis sets (${rc}): ${err}")
+  endif()
+endif()
+
 set(launcher "")
 if(CXX_LAUNCHER)
   set(launcher -DCMAKE_CXX_COMPILER_LAUNCHER=${CXX_LAUNCHER})

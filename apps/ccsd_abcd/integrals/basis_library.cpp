@@ -132,28 +132,36 @@ std::vector<ShellKind> AoBasis::kinds() const {
 
 std::string basis_directory() {
     if (const char* env = std::getenv("TESSEL_BASIS_DIR"); env && *env) return env;
-    return TESSEL_BASIS_DIR;
+    // An installed program: <prefix>/bin/tessel-abcd finds <prefix>/share/tessel/basis.
+    std::error_code ec;
+    const auto program = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const auto installed = program.parent_path().parent_path() / "share" / "tessel" / "basis";
+        if (std::filesystem::is_directory(installed, ec)) return installed.string();
+    }
+    return TESSEL_BASIS_DIR;  // the source tree's, for programs run from the build folder
 }
 
-std::vector<std::string> known_bases() {
+std::vector<std::string> known_bases(const std::string& directory) {
     std::vector<std::string> names;
     std::error_code ec;
-    for (const auto& e : std::filesystem::directory_iterator(basis_directory(), ec))
+    for (const auto& e : std::filesystem::directory_iterator(directory, ec))
         if (e.path().extension() == ".gbs") names.push_back(e.path().stem().string());
     std::sort(names.begin(), names.end());
     return names;
 }
 
-AoBasis load_basis(const std::string& name, const XyzMolecule& mol, const std::string& molecule_name) {
+AoBasis load_basis(const std::string& name, const XyzMolecule& mol, const std::string& molecule_name,
+                   const std::string& directory) {
     const std::string canonical = lower(name);
-    const auto known = known_bases();
+    const auto known = known_bases(directory);
     if (std::find(known.begin(), known.end(), canonical) == known.end()) {
         std::string list;
         for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
-        TESSEL_INVALID_INPUT("--basis", 0, "'" + name + "' is not a basis set in " + basis_directory() + " (known: " +
+        TESSEL_INVALID_INPUT("--basis", 0, "'" + name + "' is not a basis set in " + directory + " (known: " +
                                                (list.empty() ? "none" : list) + ")");
     }
-    const BasisFile file = read_basis_file(basis_directory() + "/" + canonical + ".gbs");
+    const BasisFile file = read_basis_file(directory + "/" + canonical + ".gbs");
     AoBasis b;
     b.name = canonical;
     b.spherical = file.spherical;

@@ -29,10 +29,11 @@ struct AoBasis {
 std::string basis_directory();
 
 /// The names of the basis files there (sorted).
-std::vector<std::string> known_bases();
+std::vector<std::string> known_bases(const std::string& directory = basis_directory());
 
 /// The basis `name` (any case) on `mol`. Throws InvalidInput "--basis: 'x' is not a basis set
 /// in DIR (known: ...)" and "<molecule>:LINE: basis cc-pvdz has no functions for element Kr".
-AoBasis load_basis(const std::string& name, const XyzMolecule& mol, const std::string& molecule_name);
+AoBasis load_basis(const std::string& name, const XyzMolecule& mol, const std::string& molecule_name,
+                   const std::string& directory = basis_directory());
 
 }  // namespace tessel::abcd
