@@ -31,6 +31,7 @@ def ladder(xyz, basis, c_vir, t2, ao_order="psi4", threshold=1e-12, backend="aut
 
 def _basis_dir():
     """The basis sets installed with this package (a wheel, an installed prefix), else "": the
-    library's own folder (the source tree's, for a build folder's package)."""
+    library's own folder (the source tree's, for a build folder's package). $TESSEL_BASIS_DIR
+    still wins (the library looks at it first)."""
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "basis")
-    return os.environ.get("TESSEL_BASIS_DIR") or (here if os.path.isdir(here) else "")
+    return here if os.path.isdir(here) else ""

@@ -130,8 +130,9 @@ std::vector<ShellKind> AoBasis::kinds() const {
     return k;
 }
 
-std::string basis_directory() {
+std::string basis_directory(const std::string& packaged) {
     if (const char* env = std::getenv("TESSEL_BASIS_DIR"); env && *env) return env;
+    if (!packaged.empty()) return packaged;
     // An installed program: <prefix>/bin/tessel-abcd finds <prefix>/share/tessel/basis.
     std::error_code ec;
     const auto program = std::filesystem::read_symlink("/proc/self/exe", ec);

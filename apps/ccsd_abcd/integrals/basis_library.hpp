@@ -24,9 +24,10 @@ struct AoBasis {
     std::vector<ShellKind> kinds() const;
 };
 
-/// Where the basis files are: $TESSEL_BASIS_DIR when set, else the folder of the build (or of
-/// the installed package) that holds them.
-std::string basis_directory();
+/// Where the basis files are: $TESSEL_BASIS_DIR when set, else `packaged` (a Python package's
+/// own folder) when given, else <prefix>/share/tessel/basis beside an installed program, else
+/// the source tree's.
+std::string basis_directory(const std::string& packaged = "");
 
 /// The names of the basis files there (sorted).
 std::vector<std::string> known_bases(const std::string& directory = basis_directory());

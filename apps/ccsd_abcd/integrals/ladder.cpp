@@ -47,8 +47,7 @@ LadderProblem make_ladder_problem(const XyzMolecule& mol, const PairRows& rows, 
     LadderProblem lp;
     lp.nocc = nocc;
     lp.rows = rows;
-    const std::string basis_dir = o.basis_dir.empty() ? basis_directory() : o.basis_dir;
-    auto basis = std::make_shared<AoBasis>(load_basis(o.basis, mol, o.molecule_name, basis_dir));
+    auto basis = std::make_shared<AoBasis>(load_basis(o.basis, mol, o.molecule_name, basis_directory(o.basis_dir)));
     auto clusters = std::make_shared<AoClusters>(cluster_atoms(*basis, mol, o.cluster_size, o.seed));
     auto bounds = std::make_shared<SchwarzBounds>(schwarz_bounds(*basis, *clusters));
     const Tiling mt = rows.tiling(o.pair_rows);

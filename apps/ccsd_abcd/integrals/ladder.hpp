@@ -23,7 +23,7 @@ namespace tessel::abcd {
 struct LadderOptions {
     std::string molecule_name;      ///< the XYZ file's name, for messages
     std::string basis;              ///< "cc-pvdz"
-    std::string basis_dir;          ///< the basis sets' folder; empty: basis_directory()
+    std::string basis_dir;          ///< a package's basis sets (after $TESSEL_BASIS_DIR)
     double threshold = 1e-12;       ///< Schwarz screening, relative to the largest bound
     size_type cluster_size = 26;    ///< target basis functions per atom cluster (tile)
     size_type pair_rows = 256;      ///< target rows ij per tile of A and R
