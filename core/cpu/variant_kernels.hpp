@@ -8,6 +8,7 @@
 #include "core/dense.hpp"
 #include "core/formats/csr.hpp"
 #include "core/formats/tiled_ell.hpp"
+#include "core/kernels/backprojection.hpp"
 #include "core/kernels/epilogue.hpp"
 #include "core/kernels/spgemm.hpp"
 #include "core/kernels/tiled_ell_tiles.hpp"
@@ -36,7 +37,9 @@
     template <typename V, typename I>                                                                          \
     void spgemm_numeric(const SpgemmPlan& plan, const Csr<V, I>& a, const Csr<V, I>& b, Csr<V, I>& c);        \
     template <typename V, typename I>                                                                          \
-    Csr<V, I> spgemm_pattern(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options);
+    Csr<V, I> spgemm_pattern(const Csr<V, I>& a, const Csr<V, I>& b, const SpgemmOptions& options);         \
+    template <typename V>                                                                                      \
+    void backproject(DenseView<const V> s, const ParallelBeam& scan, DenseView<V> image);
 
 namespace tessel::cpu::isa_generic {
 TESSEL_CPU_VARIANT_KERNELS

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/backend.hpp"
+#include "core/cpu/isa.hpp"
 #include "core/error.hpp"
 #include "core/kernels/backprojection.hpp"
 
@@ -96,16 +97,22 @@ const std::vector<Shape> shapes = {{13, 13, 7, 0.0}, {24, 31, 30, 2.3}, {20, 14,
 
 }  // namespace
 
-TEMPLATE_TEST_CASE("cpu backprojection equals the naive loop", "[core][backprojection]", float, double) {
+// Every compiled level this CPU runs (core/cpu/isa.hpp): each is its own copy of the kernel.
+TEMPLATE_TEST_CASE("cpu backprojection equals the naive loop at every level", "[core][backprojection]", float, double) {
     const double tolerance = std::is_same_v<TestType, float> ? 2e-5 : 1e-12;
-    for (const Shape& sh : shapes)
-        for (size_type k : {1, 2, 3, 8, 16, 19, 32})
-            for (Layout in : {Layout::row_major, Layout::col_major})
-                for (Layout out : {Layout::row_major, Layout::col_major}) {
-                    Problem<TestType> p(sh.n, sh.num_rho, sh.angles, 0.5 * double(sh.num_rho) + sh.center_offset, k, in);
-                    INFO("n " << sh.n << " channels " << sh.num_rho << " angles " << sh.angles << " k " << k);
-                    CHECK(relative_error(run(Backend::cpu, p, out), out, naive(p), k) < tolerance);
-                }
+    for (cpu::Isa isa : cpu::supported_isas()) {
+        const cpu::ScopedIsa level(isa);
+        for (const Shape& sh : shapes)
+            for (size_type k : {1, 2, 3, 8, 16, 19, 32})
+                for (Layout in : {Layout::row_major, Layout::col_major})
+                    for (Layout out : {Layout::row_major, Layout::col_major}) {
+                        const double center = 0.5 * double(sh.num_rho) + sh.center_offset;
+                        Problem<TestType> p(sh.n, sh.num_rho, sh.angles, center, k, in);
+                        INFO(cpu::isa_name(isa) << ": n " << sh.n << " channels " << sh.num_rho << " angles "
+                                                << sh.angles << " k " << k);
+                        CHECK(relative_error(run(Backend::cpu, p, out), out, naive(p), k) < tolerance);
+                    }
+    }
 }
 
 TEST_CASE("cpu backprojection refuses arguments that do not fit", "[core][backprojection]") {
