@@ -4,7 +4,8 @@
 // thread-local buffer over all angles. Per (angle, image row) the channel positions of the
 // whole row are computed first, SIMD over pixels, then added SIMD over the slices, eight angles
 // per visit of a pixel's accumulators. Compiled once per x86-64 level (core/cpu/isa_region.hpp);
-// the entry point that checks the arguments and picks the level is core/cpu/backprojection.cpp.
+// the entry point that checks the arguments and picks the level is
+// core/cpu/backprojection_entry_point.cpp.
 #include <algorithm>
 #include <vector>
 

@@ -1,4 +1,4 @@
-// cuda backprojection (the cpu twin: core/cpu/backprojection.cpp): one thread per (pixel,
+// cuda backprojection (the cpu twin: core/cpu/backprojection_kernels.cpp): one thread per (pixel,
 // slice), consecutive threads the slices of one pixel then the next pixel, so a warp reads
 // neighbouring sinogram entries when the K slices lie side by side. Each thread sums its
 // angles in order, as the cpu kernel does, from the same row positions.
