@@ -3,7 +3,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "core/cuda/device_spmm.hpp"
+#include "core/cuda/device_formats.hpp"
 #include "core/instantiate.hpp"
 
 namespace tessel::cuda {
