@@ -83,19 +83,45 @@ void check_same_c(const Run& gpu, const Run& cpu) {
     }
 }
 
-// Σ over the blocks' chunks of their packed A values, and over the blocks of their C range:
-// what the steady phase must copy each way (B never, when it is made on the device).
-std::pair<std::int64_t, std::int64_t> packed_bytes(const Problem& p, const Plan& plan) {
+// Bytes of one tile as the device lays it out (tiles start every tile_alignment values), and
+// as the host holds it.
+std::int64_t laid_out(size_type values) { return (values + tile_alignment - 1) / tile_alignment * tile_alignment * 8; }
+
+// What the blocks must copy, worked out from the plan's tiles (not from the executor's
+// schedule): A's tiles that the process uses, each once, and every tile of C, each once, as
+// laid out and as held; and A chunk by chunk (every chunk of every block).
+struct Expected {
+    std::int64_t a_once = 0, a_held = 0, a_chunks = 0, c_once = 0, c_held = 0;
+};
+Expected expected_bytes(const Problem& p, const Plan& plan) {
     const ProcessPlan& pp = plan.processes[0];
-    std::vector<std::size_t> blocks(pp.blocks.size());
-    for (std::size_t x = 0; x < blocks.size(); ++x) blocks[x] = x;
-    const DeviceSchedule d = schedule_device(p, plan, pp, blocks, 4);
-    std::int64_t up = 0, down = 0;
-    for (const auto& b : d.blocks) {
-        for (const auto& c : b.chunks) up += c.values * 8;
-        down += (b.end - b.c_begin) * 8;
+    const TileShape& cs = plan.product.c_shape;
+    auto a_values = [&](size_type pos) { return p.m_tiling.size(p.a_shape.row_of(pos)) * p.k_tiling.size(p.a_shape.col_idx()[pos]); };
+    Expected e;
+    for (size_type pos : pp.a_needed) {
+        e.a_once += laid_out(a_values(pos));
+        e.a_held += a_values(pos) * 8;
     }
-    return {up, down};  // C goes down in runs of tiles: at most its range, gaps included
+    for (const auto& b : pp.blocks)
+        for (const auto& ch : b.chunks)
+            for (size_type pos : ch.a_tiles) e.a_chunks += laid_out(a_values(pos));
+    for (size_type pos = 0; pos < cs.nnz(); ++pos) {  // one process: it computes every tile of C
+        const size_type v = p.m_tiling.size(cs.row_of(pos)) * p.n_tiling.size(cs.col_idx()[pos]);
+        e.c_once += laid_out(v);
+        e.c_held += v * 8;
+    }
+    return e;
+}
+
+// Budgets of a problem: its smallest accepted budget (several blocks, A too large to stay on
+// the device), and one with several blocks whose A stays on the device (half the budget).
+struct Budgets {
+    size_type smallest = 0, resident = 0;
+};
+Budgets budgets(const Problem& p) {
+    const size_type smallest = several_blocks(p) / 3;
+    const Plan plan = inspect(p, test::one_process(smallest));
+    return {smallest, std::max(smallest, 2 * plan.processes[0].a_device_bytes)};
 }
 
 }  // namespace
@@ -201,33 +227,48 @@ TEST_CASE("tiles only the host can make go up from the host and give the same C"
     const Run gpu = run(p, budget, Backend::cuda);
     CHECK(gpu.result.blocks > 1);
     check_same_c(gpu, cpu);
-    CHECK(device_traffic::counts(device_traffic::Phase::steady).h2d_bytes > packed_bytes(p, gpu.plan).first);
+    CHECK(device_traffic::counts(device_traffic::Phase::steady).h2d_bytes > expected_bytes(p, gpu.plan).a_once);
 }
 
-TEST_CASE("the blocks copy A up and C down, never B: host-to-device bytes independent of B's density",
+TEST_CASE("the blocks copy A up once when it fits the budget, chunk by chunk when not; C down once; never B",
           "[abcd][cuda]") {
     if (no_device()) return;
-    std::vector<std::int64_t> steady_h2d;
-    for (double density_b : {0.25, 0.6}) {
-        const Problem p = synthetic(density_b, 24, 70);
-        for (size_type budget : {size_type(1) << 30, several_blocks(p)}) {
-            INFO("density of B " << density_b << ", budget " << budget);
-            device_traffic::reset();
-            const Run gpu = run(p, budget, Backend::cuda);
-            const auto steady = device_traffic::counts(device_traffic::Phase::steady);
-            const auto [up, down] = packed_bytes(p, gpu.plan);
-            CHECK(steady.h2d_bytes == up);
-            CHECK(steady.d2h_bytes <= down);
-            CHECK(steady.d2h_bytes >= static_cast<std::int64_t>(gpu.plan.total(&ProcessPlan::d2h_bytes)));
-            CHECK(steady.pageable_copies == 0);
-            CHECK(device_traffic::steady_steps() == gpu.result.blocks);
-            if (budget == size_type(1) << 30) {
-                CHECK(gpu.result.blocks == 1);
-                steady_h2d.push_back(steady.h2d_bytes);
+    std::vector<std::int64_t> one_block_h2d;
+    for (const auto& [lo, hi] : {std::pair<size_type, size_type>{24, 70}, {16, 16}})
+        for (double density_b : {0.25, 0.6}) {
+            const Problem p = synthetic(density_b, lo, hi);
+            const Budgets b = budgets(p);
+            for (size_type budget : {size_type(1) << 30, b.resident, b.smallest}) {
+                INFO("tiles " << lo << ".." << hi << ", density of B " << density_b << ", budget " << budget);
+                device_traffic::reset();
+                const Run gpu = run(p, budget, Backend::cuda);
+                const ProcessPlan& pp = gpu.plan.processes[0];
+                if (budget == b.resident) REQUIRE((pp.a_resident && pp.blocks.size() > 1));
+                if (budget == b.smallest) REQUIRE((!pp.a_resident && pp.blocks.size() > 1));
+                const auto steady = device_traffic::counts(device_traffic::Phase::steady);
+                const Expected e = expected_bytes(p, gpu.plan);
+                // A: each tile up once when it stays (whatever the blocks), else every chunk's;
+                // the host copies each A tile into pinned memory once either way.
+                CHECK(steady.h2d_bytes == (pp.a_resident ? e.a_once : e.a_chunks));
+                CHECK(gpu.result.a_packed_bytes == e.a_held);
+                // C: every tile down once, not per block or chunk.
+                CHECK(steady.d2h_bytes == e.c_once);
+                CHECK(gpu.result.c_unpacked_bytes == e.c_held);
+                if (lo == hi) {  // 16 x 16 tiles: no gaps, the bytes are A's and C's sizes
+                    CHECK(e.c_once == std::int64_t(gpu.plan.product.c_shape.area(p.m_tiling, p.n_tiling)) * 8);
+                    if (pp.a_resident) CHECK(e.a_once == std::int64_t(p.a_shape.area(p.m_tiling, p.k_tiling)) * 8);
+                }
+                CHECK(steady.pageable_copies == 0);
+                CHECK(device_traffic::steady_steps() == gpu.result.blocks);
+                check_same_c(gpu, run(p, budget, Backend::cpu));
+                if (budget == size_type(1) << 30) {
+                    CHECK(gpu.result.blocks == 1);
+                    one_block_h2d.push_back(steady.h2d_bytes);
+                }
             }
         }
-    }
-    // One block each: A goes up once, whatever B holds (B's tiles differ by a factor ~2.4).
-    REQUIRE(steady_h2d.size() == 2);
-    CHECK(steady_h2d[0] == steady_h2d[1]);
+    // A goes up once, whatever B holds (B's tiles differ by a factor ~2.4).
+    REQUIRE(one_block_h2d.size() == 4);
+    CHECK(one_block_h2d[0] == one_block_h2d[1]);
+    CHECK(one_block_h2d[2] == one_block_h2d[3]);
 }

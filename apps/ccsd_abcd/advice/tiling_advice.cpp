@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <unordered_map>
+#include <utility>
 
 #include "apps/ccsd_abcd/inspector/inspector.hpp"
 #include "core/app/byte_size.hpp"
@@ -46,20 +47,35 @@ double whole_bytes(const Problem& p, double c_area) {
            double(value_bytes(p.precision));
 }
 
+// The bytes of chunk `ch` that go up: all of them, or with A kept on the device (`on_device`
+// not null: the device's A tiles so far, updated) only those it does not have yet.
+double chunk_upload_bytes(const Problem& p, const ChunkPlan& ch, std::vector<char>* on_device) {
+    if (!on_device) return double(ch.bytes);
+    double bytes = 0;
+    for (size_type apos : ch.a_tiles)
+        if (!std::exchange((*on_device)[static_cast<std::size_t>(apos)], char(1)))
+            bytes += double(p.m_tiling.size(p.a_shape.row_of(apos)) * p.k_tiling.size(p.a_shape.col_idx()[apos]) *
+                            value_bytes(p.precision));
+    return bytes;
+}
+
 // One block on its device as the cuda executor runs it (cuda_executor.cpp): B made on the
 // device when its values are the generated function (its time there is negligible against the
 // GEMMs), else on the host by `threads` threads and copied up; then chunk by chunk the GEMMs
-// while the next chunk's A tiles are copied up (the first chunk's copy is not hidden), then C
-// copied back. Adds the block's GEMM, copy and fill seconds to r and returns its wall seconds.
+// while the next chunk's A tiles are copied up (the first chunk's copy is not hidden; with A
+// kept on the device, `on_device`, only tiles the device has not had), then C copied back.
+// Adds the block's GEMM, copy and fill seconds to r and returns its wall seconds.
 double cuda_block_seconds(const Problem& p, const BlockPlan& b, const GemmRateTable& table, int threads,
-                          GemmTimes& times, TilingPrediction& r) {
+                          GemmTimes& times, TilingPrediction& r, std::vector<char>* on_device) {
     const TileShape& as = p.a_shape;
     const TileShape& bs = p.b_shape;
     const bool b_on_device = dynamic_cast<const GeneratedTiles*>(p.values.get()) != nullptr;
     const double b_host_bytes = b_on_device ? 0.0 : double(b.b_bytes);
     const double fill = b_host_bytes / double(value_bytes(p.precision)) * table.fill_seconds_per_value / threads;
     double copies = b_host_bytes * table.h2d_seconds_per_byte + double(b.c_bytes) * table.d2h_seconds_per_byte;
-    if (!b.chunks.empty()) copies += double(b.chunks.front().bytes) * table.h2d_seconds_per_byte;
+    std::vector<double> up(b.chunks.size());
+    for (std::size_t n = 0; n < b.chunks.size(); ++n) up[n] = chunk_upload_bytes(p, b.chunks[n], on_device);
+    if (!b.chunks.empty()) copies += up.front() * table.h2d_seconds_per_byte;
     double gemms = 0, unhidden = 0;
     for (std::size_t n = 0; n < b.chunks.size(); ++n) {
         double chunk = 0;
@@ -71,7 +87,7 @@ double cuda_block_seconds(const Problem& p, const BlockPlan& b, const GemmRateTa
             for (auto it = lo; it != hi; ++it)
                 chunk += times(p.m_tiling.size(i), p.n_tiling.size(bs.col_idx()[*it]), p.k_tiling.size(k));
         }
-        const double next_copy = n + 1 < b.chunks.size() ? double(b.chunks[n + 1].bytes) * table.h2d_seconds_per_byte : 0;
+        const double next_copy = n + 1 < b.chunks.size() ? up[n + 1] * table.h2d_seconds_per_byte : 0;
         gemms += chunk;
         unhidden += std::max(0.0, next_copy - chunk);
     }
@@ -94,9 +110,16 @@ TilingPrediction predict_tiling_cuda(const Problem& p, const Plan& plan, const G
     GemmTimes times(table);
     for (const auto& process : plan.processes) {
         std::vector<double> device_seconds;
+        std::vector<std::vector<char>> on_device;  // per device: its A tiles so far (A kept there)
         for (const auto& b : process.blocks) {
-            if (static_cast<std::size_t>(b.device) >= device_seconds.size()) device_seconds.resize(b.device + 1, 0.0);
-            device_seconds[b.device] += cuda_block_seconds(p, b, table, host_threads, times, r);
+            if (static_cast<std::size_t>(b.device) >= device_seconds.size()) {
+                device_seconds.resize(b.device + 1, 0.0);
+                on_device.resize(b.device + 1);
+            }
+            auto& seen = on_device[b.device];
+            if (process.a_resident && seen.empty()) seen.assign(static_cast<std::size_t>(p.a_shape.nnz()), 0);
+            device_seconds[b.device] +=
+                cuda_block_seconds(p, b, table, host_threads, times, r, process.a_resident ? &seen : nullptr);
         }
         for (double s : device_seconds) r.predicted_seconds = std::max(r.predicted_seconds, s);
     }

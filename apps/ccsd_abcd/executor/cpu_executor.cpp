@@ -294,6 +294,7 @@ void run_blocks(const Problem& p, const Plan& plan, TileStore<T>& a, TileExchang
     cpu::BlasThreads single(1);  // each task's GEMM on the core that runs the task
     std::vector<ThreadTotals> totals(static_cast<std::size_t>(threads));
     BRowIndex rows(p.k_tiling.count());
+    r.h2d_bytes += me.a_upload_bytes;  // the plan's model: A once per device when it stays there
     for (const BlockPlan& bp : me.blocks) {
         BlockTiles<T> tiles(bp);
         rows.set(bp, p.b_shape);
@@ -305,7 +306,6 @@ void run_blocks(const Problem& p, const Plan& plan, TileStore<T>& a, TileExchang
             order_by_readiness(work, tasks, ex);
             ChunkTasks<T>(p, cs, bp, work, tasks, tiles, a, ex, with_mpi).run(totals);
             ++r.chunks;
-            r.h2d_bytes += chunk.bytes;
         }
         ++r.blocks;
         r.h2d_bytes += bp.b_bytes;

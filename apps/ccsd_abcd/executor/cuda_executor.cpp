@@ -1,8 +1,11 @@
 // The cuda executor (paper sections 3.2.2-3.2.3), with the data living on the device: per
 // block, B's tiles are made there by a kernel (the host's hash, b_tile_kernels.cu; tiles from a
-// file go up through pinned staging instead) and C is zeroed there; per chunk, the A tiles go
-// up through a small ring of pinned windows on a copy stream into one of two device buffers
-// while the previous chunk's GEMMs run; the GEMMs are grouped into cuBLAS calls by shape
+// file go up through pinned staging instead) and C is zeroed there. A: when the device's A
+// tiles fit the plan's half of the budget (ProcessPlan::a_resident) each goes up once, through
+// a small ring of pinned windows on a copy stream, in the part of the chunk that first uses
+// it, and stays for every later block; else each is packed once into a pinned copy of the
+// device's A tiles and every chunk's tiles are copied from there into one of two device
+// buffers while the previous chunk's GEMMs run (no host packing per block); the GEMMs are grouped into cuBLAS calls by shape
 // (batched where a round of a stream holds several of one shape, cuda_schedule.hpp) on several
 // streams; C stays on the device until its block is done and comes back once, window by
 // window, unpacked into host tiles while the next windows are on their way. Everything the
@@ -15,6 +18,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <type_traits>
@@ -30,6 +34,7 @@
 #include "core/cuda/device_spmm.hpp"
 #include "core/cuda/runtime/cuda_check.hpp"
 #include "core/cuda/runtime/device_buffer.hpp"
+#include "core/cuda/runtime/pinned_buffer.hpp"
 #include "core/cuda/runtime/stream.hpp"
 #include "core/cuda/runtime/transfer.hpp"
 #include "core/device_traffic.hpp"
@@ -57,7 +62,9 @@ struct Device {
     std::vector<cuda::GemmHandle> handles;  // one per compute stream (core's cuBLAS GEMM)
     std::optional<cuda::Stream> up, down;   // host to device, device to host
     cuda::DeviceBuffer<T> block_buf;        // B tiles then C tiles of the current block
-    std::array<cuda::DeviceBuffer<T>, 2> chunk_buf;
+    std::array<cuda::DeviceBuffer<T>, 2> chunk_buf;  // A not resident
+    cuda::DeviceBuffer<T> a_buf;                     // A resident: the device's A layout
+    cuda::PinnedBuffer<T> a_host;                    // A not resident: the device's A layout, packed once
     cuda::DeviceBuffer<T*> pointers;        // A, B, C pointers of every GEMM (batched calls)
     cuda::DeviceBuffer<TileJob> b_jobs;     // every block's B tiles (made on the device)
     std::optional<StagingRing<T>> up_ring, down_ring;
@@ -112,6 +119,7 @@ public:
         for (auto& d : devices_) {
             TESSEL_CUDA_CHECK(cudaSetDevice(d->id));
             cuda::synchronize_device();
+            r_.host_copy_seconds += d->up_ring->copy_seconds() + d->down_ring->copy_seconds();
         }
     }
 
@@ -134,10 +142,14 @@ private:
         const auto at_least_one = [](size_type values) { return std::max<size_type>(values, 1); };
         d.block_buf = cuda::DeviceBuffer<T>(at_least_one(s.block_values));
         for (int x = 0; x < 2; ++x) {
-            d.chunk_buf[x] = cuda::DeviceBuffer<T>(at_least_one(s.chunk_values[x]));
+            if (!s.a_resident) d.chunk_buf[x] = cuda::DeviceBuffer<T>(at_least_one(s.chunk_values[x]));
             d.copied.emplace_back();
             d.computed.emplace_back(streams_per_device);
         }
+        if (s.a_resident)
+            d.a_buf = cuda::DeviceBuffer<T>(at_least_one(s.a_values));
+        else
+            d.a_host.reserve(at_least_one(s.a_values));
         d.ready.emplace();
         d.c_down.emplace();
         d.part_up.emplace();
@@ -161,7 +173,7 @@ private:
                         for (size_type x = call.first; x < call.first + call.count; ++x) {
                             const auto at = static_cast<std::size_t>(x);
                             const GemmOperands& o = s.operands[at];
-                            host[at] = d.chunk_buf[ch.buffer].data() + o.a;
+                            host[at] = a_base(d, ch) + o.a;
                             host[g + at] = d.block_buf.data() + o.b;
                             host[2 * g + at] = d.block_buf.data() + o.c;
                         }
@@ -174,6 +186,11 @@ private:
         }
         // The host vectors go now: the copies must be done (pageable memory, a counted wait).
         d.up->synchronize();
+    }
+
+    // Where the GEMMs of chunk `cs` read A.
+    static T* a_base(Device<T>& d, const ChunkSchedule& cs) {
+        return d.schedule.a_resident ? d.a_buf.data() : d.chunk_buf[cs.buffer].data();
     }
 
     // One non-blocking step of a device: start a block, or run a chunk, or bring the rest of a
@@ -245,30 +262,28 @@ private:
         r_.h2d_bytes += b.b_bytes;
     }
 
-    // Chunk n, part by part: the part's A tiles (received by now) through the staging ring into
-    // device buffer `buffer` (once the GEMMs that last used that buffer are done), then its
-    // GEMMs, which run while the host packs the next part; in the block's last chunk, the C
-    // tiles that a part made final go down while the next parts compute (sent one part late,
-    // so that the host, which waits for their windows, does so while the device still has the
-    // current part's GEMMs to run).
+    // Chunk n, part by part: the part's A tiles (received by now) go up, then its GEMMs run
+    // while the host prepares the next part. A resident: only the tiles the device has not had
+    // yet, through the staging ring into the device's A layout. Else: the fresh tiles packed
+    // into the pinned A layout (once per run), then the part's tiles copied from there into
+    // device buffer `buffer` (once the GEMMs that last used it are done). In the block's last
+    // chunk, the C tiles that a part made final go down while the next parts compute (sent one
+    // part late, so that the host, which waits for their windows, does so while the device
+    // still has the current part's GEMMs to run).
     void run_chunk(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, int n) {
         const ChunkPlan& ch = b.chunks[n];
         const ChunkSchedule& cs = bs.chunks[n];
         const bool last = n + 1 == static_cast<int>(b.chunks.size());
         ex_.wait_for(ch.a_tiles);
-        for (auto& e : d.computed[cs.buffer]) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.up->get(), e.get(), 0));
+        if (!d.schedule.a_resident)
+            for (auto& e : d.computed[cs.buffer]) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.up->get(), e.get(), 0));
         for (std::size_t q = 0; q < cs.parts.size(); ++q) {
             const ChunkPart& part = cs.parts[q];
-            std::vector<PackedTile> packed;
-            for (std::size_t x = part.first; x < part.last; ++x) {
-                const std::size_t t = cs.order[x];
-                packed.push_back({cs.a_offset[t] - part.begin, static_cast<size_type>(a_[ch.a_tiles[t]].size())});
+            if (d.schedule.a_resident ? upload_fresh(d, ch, cs, part) : copy_part(d, ch, cs, part)) {
+                // Waits are taken when enqueued: the event is free again right after.
+                TESSEL_CUDA_CHECK(cudaEventRecord(d.part_up->get(), d.up->get()));
+                for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.part_up->get(), 0));
             }
-            d.up_ring->upload(d.chunk_buf[cs.buffer].data() + part.begin, part.end - part.begin, packed,
-                              [&](std::size_t x) { return a_[ch.a_tiles[cs.order[part.first + x]]].data(); }, d.up->get());
-            // Waits are taken when enqueued: the event is free again right after.
-            TESSEL_CUDA_CHECK(cudaEventRecord(d.part_up->get(), d.up->get()));
-            for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.part_up->get(), 0));
             issue_calls(d, cs, part);
             if (!last) continue;
             for (int s = 0; s < streams_per_device; ++s)
@@ -277,10 +292,51 @@ private:
                 send_c_down(d, b, bs, cs.parts[q - 1].c_final, d.part_done[(q - 1) % 2]);
             if (q + 1 == cs.parts.size()) send_c_down(d, b, bs, part.c_final, d.part_done[q % 2]);
         }
-        for (int s = 0; s < streams_per_device; ++s)
-            TESSEL_CUDA_CHECK(cudaEventRecord(d.computed[cs.buffer][s].get(), d.compute[s].get()));
-        r_.h2d_bytes += ch.bytes;
+        if (!d.schedule.a_resident)
+            for (int s = 0; s < streams_per_device; ++s)
+                TESSEL_CUDA_CHECK(cudaEventRecord(d.computed[cs.buffer][s].get(), d.compute[s].get()));
         ++r_.chunks;
+    }
+
+    // A resident: the part's fresh tiles up into the device's A layout (a contiguous range)
+    // through the staging ring. False when the part has none (the device has them all).
+    bool upload_fresh(Device<T>& d, const ChunkPlan& ch, const ChunkSchedule& cs, const ChunkPart& part) {
+        if (part.fresh.empty()) return false;
+        std::vector<PackedTile> packed;
+        size_type bytes = 0;
+        for (std::size_t x : part.fresh) {
+            const std::size_t t = cs.order[x];
+            const auto values = static_cast<size_type>(a_[ch.a_tiles[t]].size());
+            packed.push_back({cs.a_layout[t] - part.fresh_begin, values});
+            bytes += values * size_type(sizeof(T));
+        }
+        d.up_ring->upload(d.a_buf.data() + part.fresh_begin, part.fresh_end - part.fresh_begin, packed,
+                          [&](std::size_t x) { return a_[ch.a_tiles[cs.order[part.fresh[x]]]].data(); }, d.up->get());
+        r_.h2d_bytes += bytes;
+        r_.a_packed_bytes += bytes;
+        return true;
+    }
+
+    // A not resident: the part's fresh tiles packed into the pinned A layout (by all threads;
+    // never written again, so no wait), then the part's tiles copied to the chunk buffer.
+    bool copy_part(Device<T>& d, const ChunkPlan& ch, const ChunkSchedule& cs, const ChunkPart& part) {
+        Timer pack;
+        size_type packed = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : packed) if (part.fresh.size() > 1)
+        for (std::size_t f = 0; f < part.fresh.size(); ++f) {
+            const std::size_t t = cs.order[part.fresh[f]];
+            const TileBuffer<T>& tile = a_[ch.a_tiles[t]];
+            std::memcpy(d.a_host.data() + cs.a_layout[t], tile.data(), tile.size() * sizeof(T));
+            packed += static_cast<size_type>(tile.size() * sizeof(T));
+        }
+        r_.a_packed_bytes += packed;
+        r_.host_copy_seconds += pack.seconds();
+        T* chunk = d.chunk_buf[cs.buffer].data();
+        for (const ACopy& c : part.copies)
+            cuda::copy_to_device(chunk + c.to, d.a_host.data() + c.from, std::size_t(c.values) * sizeof(T), d.up->get());
+        for (std::size_t x = part.first; x < part.last; ++x)
+            r_.h2d_bytes += static_cast<size_type>(a_[ch.a_tiles[cs.order[x]]].size() * sizeof(T));
+        return !part.copies.empty();
     }
 
     // The calls of one part on their streams.
@@ -290,7 +346,7 @@ private:
             cuda::GemmHandle& h = d.handles[static_cast<std::size_t>(call.stream)];
             if (call.count == 1) {
                 const GemmOperands& o = d.schedule.operands[static_cast<std::size_t>(call.first)];
-                cuda::gemm(h, call.m, call.n, call.k, T(1), d.chunk_buf[cs.buffer].data() + o.a, call.m,
+                cuda::gemm(h, call.m, call.n, call.k, T(1), a_base(d, cs) + o.a, call.m,
                            d.block_buf.data() + o.b, call.k, T(1), d.block_buf.data() + o.c, call.m);
             } else {
                 T* const* ptr = d.pointers.data() + call.first;
@@ -317,7 +373,8 @@ private:
             const size_type pos = b.c_tiles[s];
             packed.push_back({bs.c_offset[s] - base, p_.m_tiling.size(cs.row_of(pos)) * p_.n_tiling.size(cs.col_idx()[pos])});
         }
-        const size_type values = packed.back().offset + packed.back().values;
+        // Whole tiles as laid out (each rounded up to tile_alignment): a block's C goes down once.
+        const size_type values = (until < b.c_tiles.size() ? bs.c_offset[until] : bs.end) - base;
         d.down_ring->download(
             d.block_buf.data() + base, values, std::move(packed),
             [&d, from](std::size_t x, size_type values) {
@@ -338,6 +395,7 @@ private:
         TESSEL_CUDA_CHECK(cudaEventRecord(d.c_down->get(), d.down->get()));
         d.down_ring->finish();
         r_.d2h_bytes += b.c_bytes;
+        r_.c_unpacked_bytes += b.c_bytes;
         ++r_.blocks;
     }
 
@@ -362,6 +420,7 @@ ExecutionResult execute_cuda(const Problem& p, const Plan& plan, TileStore<T>& a
     TileExchange<T> ex(p, plan, o.rank, o.comm, a, c_owned);
     ex.start();
     bool b_on_device = dynamic_cast<const GeneratedTiles*>(p.values.get()) != nullptr;
+    const bool run_resident = o.rank < plan.grid.size() && plan.processes[o.rank].a_resident;
     if (o.rank < plan.grid.size() && !plan.processes[o.rank].blocks.empty()) {
         Timer setup;
         CudaRun<T> run(p, plan, a, ex, r, o.rank, o.first_device, o.cuda_part_bytes);
@@ -373,7 +432,9 @@ ExecutionResult execute_cuda(const Problem& p, const Plan& plan, TileStore<T>& a
     r.backend = std::string("cuda: B made ") + (b_on_device ? "on the device" : "on the host") + "; cuBLAS " + gemm +
                 " and " + gemm + "Batched by tile shape (" + std::to_string(r.calls) + " calls for " +
                 std::to_string(r.gemms) + " GEMMs) on " + std::to_string(streams_per_device) +
-                " streams per device; A and C through pinned staging on copy streams";
+                " streams per device; A " +
+                (run_resident ? "kept on the device (each tile up once)" : "packed once into pinned memory, chunks copied from there") +
+                "; C down once through pinned staging";
     const auto& cnt = ex.counters();
     r.a_sent_bytes = cnt.a_sent();
     r.a_received_bytes = cnt.a_received();

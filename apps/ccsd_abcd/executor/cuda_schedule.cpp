@@ -51,7 +51,7 @@ std::vector<Gemm> part_gemms(const Problem& p, const Plan& plan, const BlockPlan
             g.m = p.m_tiling.size(i);
             g.n = p.n_tiling.size(col);
             g.k = p.k_tiling.size(k);
-            g.at = {cs.a_offset[t], bs.b_offset[bslot], bs.c_offset[cslot]};
+            g.at = {cs.a_at[t], bs.b_offset[bslot], bs.c_offset[cslot]};
             out.push_back(g);
         }
     }
@@ -88,6 +88,39 @@ void lay_out_chunk(const Problem& p, const ChunkPlan& ch, ChunkSchedule& cs, siz
         cs.parts.back().end = cs.values;
         cs.parts.back().last = cs.order.size();
     }
+}
+
+// Each tile of the chunk in the device's A layout (`layout`: per A position, -1 until its first
+// use; `values`: the layout's end), the part's fresh tiles, where the GEMMs read A, and (A not
+// resident) the copies from the host's layout into the chunk buffer.
+void place_in_a_layout(const Problem& p, const ChunkPlan& ch, ChunkSchedule& cs, bool resident,
+                       std::vector<size_type>& layout, size_type& values) {
+    const TileShape& as = p.a_shape;
+    cs.a_layout.assign(ch.a_tiles.size(), 0);
+    for (ChunkPart& part : cs.parts) {
+        part.fresh_begin = values;
+        for (std::size_t x = part.first; x < part.last; ++x) {
+            const std::size_t t = cs.order[x];
+            const size_type pos = ch.a_tiles[t];
+            const size_type v = round_up(tile_values(as, p.m_tiling, p.k_tiling, pos));
+            auto& at = layout[static_cast<std::size_t>(pos)];
+            if (at < 0) {
+                at = values;
+                values += v;
+                part.fresh.push_back(x);
+            }
+            cs.a_layout[t] = at;
+            if (resident) continue;
+            const size_type to = cs.a_offset[t];
+            if (!part.copies.empty() && part.copies.back().from + part.copies.back().values == at &&
+                part.copies.back().to + part.copies.back().values == to)
+                part.copies.back().values += v;
+            else
+                part.copies.push_back({at, to, v});
+        }
+        part.fresh_end = values;
+    }
+    cs.a_at = resident ? cs.a_layout : cs.a_offset;
 }
 
 // Last chunk: after each part, the C tiles of the rows before the next part's first row are
@@ -134,6 +167,8 @@ void group_calls(std::vector<Gemm>& gemms, ChunkPart& cs, DeviceSchedule& d) {
 DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const ProcessPlan& process,
                                const std::vector<std::size_t>& blocks, int streams, size_type part_bytes) {
     DeviceSchedule d;
+    d.a_resident = process.a_resident;
+    std::vector<size_type> layout(static_cast<std::size_t>(p.a_shape.nnz()), -1);
     int chunk_number = 0;  // over the device's blocks: chunk buffers alternate
     for (std::size_t bi : blocks) {
         const BlockPlan& b = process.blocks[bi];
@@ -162,7 +197,8 @@ DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const Process
             cs.buffer = chunk_number++ % 2;
             lay_out_chunk(p, ch, cs, part_values);
             if (n + 1 == b.chunks.size()) mark_final_c(p, plan, b, ch, cs);
-            d.chunk_values[cs.buffer] = std::max(d.chunk_values[cs.buffer], cs.values);
+            place_in_a_layout(p, ch, cs, d.a_resident, layout, d.a_values);
+            if (!d.a_resident) d.chunk_values[cs.buffer] = std::max(d.chunk_values[cs.buffer], cs.values);
             for (ChunkPart& part : cs.parts) {
                 std::vector<Gemm> gemms = part_gemms(p, plan, b, bs, ch, cs, part.first, part.last, streams);
                 group_calls(gemms, part, d);

@@ -27,6 +27,12 @@ struct GemmCall {
     size_type first = 0, count = 0;
 };
 
+/// One copy of A from the host's pinned copy of the device's A tiles (their layout, see
+/// DeviceSchedule::a_values) into a chunk buffer: `values` values from `from` to `to`.
+struct ACopy {
+    size_type from = 0, to = 0, values = 0;
+};
+
 /// A part of a chunk: the A tiles that go up together (a few tens of MiB), and the GEMMs that
 /// need no other tile of the chunk, so that they start while the next part is on its way.
 struct ChunkPart {
@@ -36,6 +42,14 @@ struct ChunkPart {
     /// Last chunk of its block: C tiles [0, c_final) of the block are final after this part
     /// (A tiles go by tile row, and C(i, c) needs only A's row i), so they can go down.
     std::size_t c_final = 0;
+    /// The part's A tiles used here for the first time on the device (indices into
+    /// ChunkSchedule::order): they lie one after the other in the device's A layout, from
+    /// fresh_begin to fresh_end. The host packs each A tile once, when it is fresh.
+    std::vector<std::size_t> fresh;
+    size_type fresh_begin = 0, fresh_end = 0;
+    /// A not resident: the part's tiles from the host's pinned A layout into the chunk buffer
+    /// (runs of tiles that lie in the same order in both merged into one copy).
+    std::vector<ACopy> copies;
 };
 
 /// One chunk: its A tiles packed at `a_offset` into device chunk buffer `buffer` (0 or 1), by
@@ -43,6 +57,8 @@ struct ChunkPart {
 struct ChunkSchedule {
     int buffer = 0;
     std::vector<size_type> a_offset;  ///< per A tile of the chunk (the plan's order), in values
+    std::vector<size_type> a_layout;  ///< per A tile: its place in the device's A layout
+    std::vector<size_type> a_at;      ///< per A tile: where GEMMs read it (a_layout if resident, else a_offset)
     std::vector<std::size_t> order;   ///< the chunk's A tiles in packed order (by row, column)
     size_type values = 0;             ///< the packed chunk, gaps included
     std::vector<ChunkPart> parts;
@@ -57,8 +73,13 @@ struct BlockSchedule {
     std::vector<ChunkSchedule> chunks;
 };
 
-/// Every block of one device, and the sizes of the buffers they need.
+/// Every block of one device, and the sizes of the buffers they need. The device's A tiles
+/// (every tile its chunks use, once) are laid out in the order of first use: on the device
+/// when the plan keeps A there (ProcessPlan::a_resident; GEMMs read A from that layout, no
+/// chunk buffers), else in pinned host memory, whence each chunk's tiles are copied.
 struct DeviceSchedule {
+    bool a_resident = false;
+    size_type a_values = 0;  ///< the device's A layout (tiles rounded up to tile_alignment)
     std::vector<BlockSchedule> blocks;
     std::vector<GemmOperands> operands;  ///< every GEMM of the device, in call order
     /// Every block's B tiles (row0, col0 in elements, rows, cols, offset in the block buffer).
@@ -75,7 +96,7 @@ struct DeviceSchedule {
 inline constexpr size_type tile_alignment = 64;
 
 /// The schedule of `blocks` (indices into process.blocks) on `streams` streams, chunks in parts
-/// of about `part_bytes` of A (at least one tile each).
+/// of about `part_bytes` of A (at least one tile each); A resident as process.a_resident says.
 DeviceSchedule schedule_device(const Problem& problem, const Plan& plan, const ProcessPlan& process,
                                const std::vector<std::size_t>& blocks, int streams,
                                size_type part_bytes = size_type(64) << 20);

@@ -40,6 +40,10 @@ struct ExecutionResult {
     double b_generation_seconds = 0;  ///< summed over threads: making B tiles on demand
     double a_wait_seconds = 0;        ///< blocked waiting for A tiles from other ranks
     size_type h2d_bytes = 0, d2h_bytes = 0;  ///< host <-> device (cpu: what a device would move)
+    /// cuda: bytes of A tiles the host copied into pinned memory, of C tiles it copied out of it,
+    /// and the host seconds those copies (and B's from a file) took, waits for the device excluded.
+    size_type a_packed_bytes = 0, c_unpacked_bytes = 0;
+    double host_copy_seconds = 0;
     size_type a_sent_bytes = 0, a_received_bytes = 0, c_sent_bytes = 0, c_received_bytes = 0;
 };
 

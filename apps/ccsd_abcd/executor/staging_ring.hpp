@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -87,6 +88,9 @@ public:
         while (!pending_.empty()) unpack_oldest();
     }
 
+    /// Host seconds spent copying between tiles and the pinned slots (waits excluded).
+    double copy_seconds() const { return copy_seconds_; }
+
 private:
     struct Slot {
         cuda::PinnedBuffer<T> memory;
@@ -128,7 +132,8 @@ private:
     }
 
     // Every piece copied, split in parts of at most 256 KiB over the threads.
-    static void copy_pieces(const std::vector<Piece>& pieces) {
+    void copy_pieces(const std::vector<Piece>& pieces) {
+        const auto start = std::chrono::steady_clock::now();
         constexpr size_type part = (size_type(256) << 10) / size_type(sizeof(T));
         std::vector<Piece> parts;
         for (const Piece& p : pieces)
@@ -137,6 +142,7 @@ private:
 #pragma omp parallel for schedule(dynamic, 1) if (parts.size() > 1)
         for (std::size_t x = 0; x < parts.size(); ++x)
             std::memcpy(parts[x].to, parts[x].from, std::size_t(parts[x].values) * sizeof(T));
+        copy_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     }
 
     void unpack_oldest() {
@@ -164,6 +170,7 @@ private:
     std::vector<Slot> slots_;
     std::size_t next_ = 0;
     std::deque<Window> pending_;
+    double copy_seconds_ = 0;
 };
 
 }  // namespace tessel::abcd

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <sstream>
+#include <utility>
 
 #include "apps/ccsd_abcd/inspector/block_partition.hpp"
 #include "apps/ccsd_abcd/inspector/column_assignment.hpp"
@@ -208,7 +209,6 @@ void count_block(const Shapes& s, const BlockPlan& bp, ProcessPlan& pp, Plan& pl
     pp.flops += bp.flops;
     pp.gemms += bp.gemms;
     pp.h2d_bytes += bp.b_bytes;
-    for (const auto& ch : bp.chunks) pp.h2d_bytes += ch.bytes;
     pp.d2h_bytes += bp.c_bytes;
     for (auto pos : bp.c_tiles) {
         const size_type i = s.c.row_of(pos), col = s.c.col_idx()[pos];
@@ -236,6 +236,32 @@ void count_a_tiles(const Shapes& s, const std::vector<char>& a_needed, ProcessPl
         }
 }
 
+// A's bytes to the devices: every device's A tiles once when they all fit the resident half of
+// the budget, else every chunk of every block.
+void count_a_uploads(const Shapes& s, const Plan& plan, ProcessPlan& pp) {
+    int devices = 0;
+    for (const auto& bp : pp.blocks) devices = std::max(devices, bp.device + 1);
+    size_type chunked = 0, resident = 0;
+    for (int d = 0; d < devices; ++d) {
+        std::vector<char> seen(static_cast<std::size_t>(s.a.nnz()), 0);
+        size_type bytes = 0;
+        for (const auto& bp : pp.blocks) {
+            if (bp.device != d) continue;
+            for (const auto& ch : bp.chunks) {
+                chunked += ch.bytes;
+                for (size_type e : ch.a_tiles)
+                    if (!std::exchange(seen[static_cast<std::size_t>(e)], char(1)))
+                        bytes += s.mt.size(s.a.row_of(e)) * s.kt.size(s.a.col_idx()[e]) * s.vb;
+            }
+        }
+        pp.a_device_bytes = std::max(pp.a_device_bytes, bytes);
+        resident += bytes;
+    }
+    pp.a_resident = pp.a_device_bytes <= plan.resident_a_capacity();
+    pp.a_upload_bytes = pp.a_resident ? resident : chunked;
+    pp.h2d_bytes += pp.a_upload_bytes;
+}
+
 // One process's columns cut into blocks, each block's tiles and chunks. `k_needed` is all
 // zero on entry and on return.
 void plan_process(const Shapes& s, const GridRows& r, ProcessPlan& pp, Plan& plan, std::vector<char>& k_needed) {
@@ -261,6 +287,7 @@ void plan_process(const Shapes& s, const GridRows& r, ProcessPlan& pp, Plan& pla
         pp.blocks.push_back(std::move(bp));
     }
     count_a_tiles(s, a_needed, pp, plan);
+    count_a_uploads(s, plan, pp);
 }
 
 }  // namespace
@@ -302,10 +329,12 @@ std::string Plan::describe(bool per_process) const {
         for (const auto& pp : processes) {
             std::snprintf(buf, sizeof buf,
                           "  rank %d (%d,%d): %zu columns, %zu blocks, %lld chunks, %.3f GFLOP in %lld GEMMs, "
-                          "A in %s, C out %s\n",
+                          "A in %s, C out %s; %s A on the device %s\n",
                           pp.rank, pp.grid_row, pp.grid_col, pp.columns.size(), pp.blocks.size(),
                           static_cast<long long>(pp.chunk_count()), pp.flops * 1e-9, static_cast<long long>(pp.gemms),
-                          app::format_bytes(double(pp.a_recv_bytes)).c_str(), app::format_bytes(double(pp.c_send_bytes)).c_str());
+                          app::format_bytes(double(pp.a_recv_bytes)).c_str(), app::format_bytes(double(pp.c_send_bytes)).c_str(),
+                          app::format_bytes(double(pp.a_device_bytes)).c_str(),
+                          pp.a_resident ? "kept (up once)" : "by chunks (more than half the budget)");
             s << buf;
         }
     size_type blocks = 0, chunks = 0;
@@ -355,6 +384,8 @@ nlohmann::json Plan::to_json() const {
                          {"chunks", pp.chunk_count()},
                          {"flops", pp.flops},
                          {"gemms", pp.gemms},
+                         {"a_resident", pp.a_resident},
+                         {"a_device_bytes", pp.a_device_bytes},
                          {"host_to_device_bytes", pp.h2d_bytes},
                          {"device_to_host_bytes", pp.d2h_bytes},
                          {"a_recv_bytes", pp.a_recv_bytes},

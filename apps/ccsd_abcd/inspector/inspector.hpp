@@ -16,8 +16,9 @@ namespace tessel::abcd {
 
 struct InspectorOptions {
     ProcessGrid grid;
-    /// Memory of one device in bytes: a block's B and C tiles get half, a chunk of A a quarter,
-    /// the prefetched next chunk the last quarter.
+    /// Memory of one device in bytes: a block's B and C tiles get half, A the other half: all
+    /// the A tiles of the device's blocks when they fit (uploaded once, kept for every block),
+    /// else a chunk of A in a quarter and the prefetched next chunk in the last quarter.
     size_type device_memory = 0;
     int devices = 1;  ///< devices per process (GPUs; 1 on cpu)
     /// After the paper's mirrored-cyclic assignment, refine it by moves and swaps of columns
@@ -52,7 +53,12 @@ struct ProcessPlan {
     std::vector<size_type> a_needed;  ///< positions of every A tile its chunks use (sorted)
     double flops = 0;
     size_type gemms = 0;
-    size_type h2d_bytes = 0;     ///< host -> device: B of every block, A of every chunk
+    /// Every device's A tiles (the union of its chunks) fit in half of the budget: each goes up
+    /// once and stays for all the device's blocks (else A goes up chunk by chunk, per block).
+    bool a_resident = false;
+    size_type a_device_bytes = 0;  ///< the A tiles of the device that needs the most
+    size_type a_upload_bytes = 0;  ///< A's part of h2d_bytes
+    size_type h2d_bytes = 0;     ///< host -> device: B of every block, A once per device or of every chunk
     size_type d2h_bytes = 0;     ///< device -> host: C of every block
     size_type a_recv_bytes = 0;  ///< A tiles received from other ranks
     size_type a_send_bytes = 0;  ///< A tiles this rank owns, sent to others
@@ -74,6 +80,8 @@ struct Plan {
 
     size_type block_capacity() const { return options.device_memory / 2; }
     size_type chunk_capacity() const { return options.device_memory / 4; }
+    /// The device's A tiles are kept on it when they fit here (the room of the two chunks).
+    size_type resident_a_capacity() const { return options.device_memory - block_capacity(); }
     /// max over processes of the flops / mean over processes (1 = perfect balance).
     double load_balance() const;
     size_type total(size_type ProcessPlan::*field) const;
