@@ -92,3 +92,54 @@ TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C,
     CHECK(several_parts);
     CHECK(covered.size() == d.operands.size());
 }
+
+TEST_CASE("the cuda schedule's A layout: each A tile once in order of first use, read there when resident, "
+          "copied from there into each chunk when not", "[abcd]") {
+    const Problem p = uniform_synthetic(0.4);
+    const size_type smallest = size_type(96) << 10;
+    const Plan chunked = inspect(p, test::one_process(smallest));
+    const Plan resident = inspect(p, test::one_process(std::max(smallest, 2 * chunked.processes[0].a_device_bytes)));
+    REQUIRE((!chunked.processes[0].a_resident && chunked.processes[0].blocks.size() > 1));
+    REQUIRE((resident.processes[0].a_resident && resident.processes[0].blocks.size() > 1));
+    for (const Plan* plan : {&chunked, &resident}) {
+        const ProcessPlan& pp = plan->processes[0];
+        const DeviceSchedule d = schedule_device(p, *plan, pp, all_blocks(pp), 4, 4096);
+        CHECK(d.a_resident == pp.a_resident);
+        std::map<size_type, size_type> place;  // A position -> its place in the layout
+        size_type end = 0;
+        for (std::size_t bi = 0; bi < d.blocks.size(); ++bi)
+            for (std::size_t n = 0; n < d.blocks[bi].chunks.size(); ++n) {
+                const ChunkSchedule& cs = d.blocks[bi].chunks[n];
+                const ChunkPlan& ch = pp.blocks[bi].chunks[n];
+                for (const ChunkPart& part : cs.parts) {
+                    CHECK(part.fresh_begin == end);  // fresh tiles follow each other
+                    for (std::size_t x : part.fresh) {
+                        const std::size_t t = cs.order[x];
+                        CHECK(place.emplace(ch.a_tiles[t], cs.a_layout[t]).second);  // fresh once
+                        CHECK(cs.a_layout[t] == end);
+                        end += (p.m_tiling.size(p.a_shape.row_of(ch.a_tiles[t])) *
+                                    p.k_tiling.size(p.a_shape.col_idx()[ch.a_tiles[t]]) + tile_alignment - 1) /
+                               tile_alignment * tile_alignment;
+                    }
+                    CHECK(part.fresh_end == end);
+                    for (std::size_t x = part.first; x < part.last; ++x) {
+                        const std::size_t t = cs.order[x];
+                        REQUIRE(place.count(ch.a_tiles[t]) == 1);  // used only once it is there
+                        CHECK(cs.a_layout[t] == place[ch.a_tiles[t]]);
+                        CHECK(cs.a_at[t] == (d.a_resident ? cs.a_layout[t] : cs.a_offset[t]));
+                        if (d.a_resident) continue;
+                        int covering = 0;  // exactly one copy carries tile t to its place in the chunk
+                        for (const ACopy& c : part.copies)
+                            if (cs.a_layout[t] >= c.from && cs.a_layout[t] < c.from + c.values &&
+                                c.to + (cs.a_layout[t] - c.from) == cs.a_offset[t])
+                                ++covering;
+                        CHECK(covering == 1);
+                    }
+                    CHECK(part.copies.empty() == d.a_resident);
+                }
+            }
+        CHECK(d.a_values == end);
+        CHECK(place.size() == pp.a_needed.size());
+        if (d.a_resident) CHECK((d.chunk_values[0] == 0 && d.chunk_values[1] == 0));
+    }
+}
