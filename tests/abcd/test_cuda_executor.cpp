@@ -230,7 +230,7 @@ TEST_CASE("tiles only the host can make go up from the host and give the same C"
     CHECK(device_traffic::counts(device_traffic::Phase::steady).h2d_bytes > expected_bytes(p, gpu.plan).a_once);
 }
 
-TEST_CASE("the blocks copy A up once when it fits the budget, chunk by chunk when not; C down once; never B",
+TEST_CASE("the blocks copy A up once when it fits the budget, else chunk by chunk, C down once, B never",
           "[abcd][cuda]") {
     if (no_device()) return;
     std::vector<std::int64_t> one_block_h2d;
