@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "core/cuda/sim/execution/device_intrinsics.hpp"
-#include "core/cuda/sim/memory/race_shadow.hpp"
+#include "core/cuda/sim/execution/race_shadow.hpp"
 
 namespace tessel::sim {
 
@@ -67,8 +67,5 @@ SimThread& running_sim_thread();
 
 /// Suspends the running thread until the scheduler resumes it.
 void suspend_running_thread();
-
-/// Where the running thread is, for messages: "kernel K, block (x,y,z), thread (x,y,z)".
-std::string where();
 
 }  // namespace tessel::sim

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <type_traits>
 
-#include "core/cuda/sim/memory/shared_memory.hpp"
+#include "core/cuda/sim/execution/shared_memory.hpp"
 
 namespace tessel::sim {
 

@@ -3,8 +3,6 @@
 
 #include <cstdio>
 
-#include "core/cuda/sim/execution/block.hpp"
-
 namespace tessel::sim {
 
 namespace {

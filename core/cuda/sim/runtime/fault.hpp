@@ -14,6 +14,11 @@ struct Fault : std::runtime_error {
     cudaError_t status;
 };
 
+/// Where the running thread is, for messages: "kernel K, block (x,y,z), thread (x,y,z)";
+/// empty outside device code. Defined by the execution layer (execution/block_runner.cpp),
+/// which knows the running block: faults are raised from every layer, so they cannot include it.
+std::string where();
+
 /// Throws Fault; the message names the running kernel, block and thread when there is one.
 [[noreturn]] void fault(cudaError_t status, const std::string& what);
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/cuda/sim/memory/shared_memory.hpp"
+#include "core/cuda/sim/execution/shared_memory.hpp"
 
 namespace tessel::sim {
 

@@ -1,7 +1,7 @@
 // The checks behind every shared-memory access: the bytes lie inside one of the block's shared
 // arrays, and (race check on) no other thread touched them since the last barrier in a way
 // that conflicts.
-#include "core/cuda/sim/memory/shared_memory.hpp"
+#include "core/cuda/sim/execution/shared_memory.hpp"
 
 #include <string>
 

@@ -1,6 +1,6 @@
 // The race check's shadow words: two accesses race when different threads make them between
 // the same two barriers, at least one writes, and not both are atomic.
-#include "core/cuda/sim/memory/race_shadow.hpp"
+#include "core/cuda/sim/execution/race_shadow.hpp"
 
 namespace tessel::sim {
 
