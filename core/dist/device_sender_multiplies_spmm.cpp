@@ -41,6 +41,13 @@ void DeviceSenderMultipliesSpmm<V, I>::wait_for_stream(Pending* in_flight) {
 
 template <typename V, typename I>
 void DeviceSenderMultipliesSpmm<V, I>::multiply_device(DenseView<const V> b, DenseView<V> c) {
+    multiply_device(b, c, stream());
+    auto timing = this->times_.scope("global");
+    cuda::synchronize_stream(stream());  // the last sums into C
+}
+
+template <typename V, typename I>
+void DeviceSenderMultipliesSpmm<V, I>::multiply_device(DenseView<const V> b, DenseView<V> c, cudaStream_t after) {
     const auto& br = this->b_ranges_[0];
     const auto& cr = this->c_ranges_[0];
     TESSEL_ENSURE_DIMS(b.rows == br.rows() && b.cols == br.cols() && c.rows == cr.rows() &&
@@ -57,19 +64,25 @@ void DeviceSenderMultipliesSpmm<V, I>::multiply_device(DenseView<const V> b, Den
     for (std::size_t s = 0; s < pl.steps.size(); ++s)
         if (level_buffers_[s].size() < pl.steps[s].in_rows * this->minibatch_)
             level_buffers_[s] = cuda::DeviceBuffer<V>(pl.steps[s].in_rows * this->minibatch_);
+    if (after != stream()) {  // B's producers, on the caller's stream, before the local SpMM
+        TESSEL_CUDA_CHECK(cudaEventRecord(inputs_ready_.get(), after));
+        TESSEL_CUDA_CHECK(cudaStreamWaitEvent(stream(), inputs_ready_.get(), 0));
+    }
     this->run_minibatches(
         [&](size_type k0, size_type w, Pending* in_flight) {
-            // Enqueue the local SpMM, then let MPI progress the previous global step until the
-            // GPU is done.
+            // Enqueue the local SpMM; with a global step in flight, let MPI progress it until the
+            // GPU is done. Without one, the first step's start() waits for the stream anyway.
             if (pl.in_rows() > 0)
                 a_.multiply_device(DenseView<const V>(b.data + k0, b.rows, w, Layout::row_major, b.ld),
                                    DenseView<V>(level_buffers_[0].data(), pl.in_rows(), w), Epilogue<V>{},
                                    stream());
-            wait_for_stream(in_flight);
+            if (in_flight) wait_for_stream(in_flight);
         },
         [&](int s) { return level_buffers_[s].data(); }, c);
-    auto timing = this->times_.scope("global");
-    cuda::synchronize_stream(stream());  // the last sums into C
+    if (after != stream()) {  // the last sums into C, before C's consumers on the caller's stream
+        TESSEL_CUDA_CHECK(cudaEventRecord(product_done_.get(), stream()));
+        TESSEL_CUDA_CHECK(cudaStreamWaitEvent(after, product_done_.get(), 0));
+    }
 }
 
 template <typename V, typename I>
@@ -83,9 +96,9 @@ void DeviceSenderMultipliesSpmm<V, I>::multiply(const DenseBlocks<V>& b, DenseBl
         if (c_.rows() != cc.rows() || c_.cols() != cc.cols()) c_ = cuda::DeviceDense<V>(cc.rows(), cc.cols());
         b_.upload(DenseView<const V>(bb.view()), stream());
     }
-    multiply_device(b_.view(), c_.view());
+    multiply_device(b_.view(), c_.view(), stream());
     auto timing = this->times_.scope("transfer");
-    c_.download(cc.view(), stream());
+    c_.download(cc.view(), stream());  // waits for the last sums too
 }
 
 #define TESSEL_INSTANTIATE(V, I) template class DeviceSenderMultipliesSpmm<V, I>;

@@ -10,6 +10,7 @@
 
 #include "core/comm/device_exchange_executor.hpp"
 #include "core/cuda/device_spmm.hpp"
+#include "core/cuda/runtime/stream.hpp"
 #include "core/dist/sender_multiplies_spmm.hpp"
 
 namespace tessel::dist {
@@ -37,6 +38,13 @@ public:
     /// (c_ranges()[0]), both row-major with any leading dimension. Returns when C is complete.
     /// Throws DimensionMismatch, MpiError, CudaError.
     void multiply_device(DenseView<const ValueType> b, DenseView<ValueType> c);
+    /// The same, ordered on the caller's stream `after`: the product starts once the work
+    /// enqueued there so far is done (an event, no host wait), and work enqueued there after the
+    /// return sees C complete. The host waits only where MPI needs it: before each step's
+    /// messages are posted (their rows must have reached pinned memory, docs/xct.md), and while
+    /// a pipelined minibatch's global step is in flight. `b` and `c` must live until `after`
+    /// has passed the product.
+    void multiply_device(DenseView<const ValueType> b, DenseView<ValueType> c, cudaStream_t after);
 
     comm::DeviceStaging staging() const { return this->executor_.staging(); }
     /// The stream the operator's work runs on.
@@ -48,6 +56,7 @@ private:
     void wait_for_stream(Pending* in_flight);
 
     SpmmOperator<ValueType, IndexType> a_;  // local A, resident on the device
+    cuda::Event inputs_ready_, product_done_;  // the caller's stream -> stream() -> the caller's
     std::vector<cuda::DeviceBuffer<ValueType>> level_buffers_;
     cuda::DeviceDense<ValueType> b_, c_;  // multiply()'s copies of host blocks
 };

@@ -11,6 +11,7 @@
 #include "core/cuda/kernels/row_sums.hpp"
 #include "core/cuda/runtime/device_buffer.hpp"
 #include "core/cuda/runtime/stream.hpp"
+#include "core/dist/device_sender_multiplies_spmm.hpp"
 #include "core/kernels/column_kernels.hpp"
 #endif
 
@@ -63,6 +64,51 @@ void LocalProjector<V>::backward_device(DenseView<const V> y, DenseView<V> x) {
 
 template <typename V>
 void LocalProjector<V>::collect_device_times() {
+    if (device_times_) device_times_->times.collect();
+}
+
+// The distributed products on device operands: core/dist's device sender-multiplies on the
+// solver's default stream, timed by event pairs there (read after the solver's wait).
+template <typename V>
+struct DistributedProjector<V>::DeviceTimes {
+    cuda::PendingTimes times;
+};
+
+template <typename V>
+void DistributedProjector<V>::DeviceTimesDeleter::operator()(DeviceTimes* t) const {
+    delete t;
+}
+
+template <typename V>
+void DistributedProjector<V>::run_device(bool backward, DenseView<const V> in, DenseView<V> out) {
+    dist::DistSpmm<V, Index>& op = backward ? *bwd_ : *fwd_;
+    auto* device = dynamic_cast<dist::DeviceSenderMultipliesSpmm<V, Index>*>(&op);
+    if (!device) {
+        if (backward) Projector<V>::backward_device(in, out);
+        Projector<V>::forward_device(in, out);
+    }
+    TESSEL_ENSURE_DIMS(in.cols == k_ && out.cols == k_, "distributed projector: " + std::to_string(in.cols) +
+                                                            " columns, built for " + std::to_string(k_));
+    if (!device_times_) device_times_.reset(new DeviceTimes());
+    const PhaseTimes before = op.times();
+    device_times_->times.start(nullptr);
+    device->multiply_device(in, out, nullptr);
+    device_times_->times.stop(nullptr, backward ? &this->stats_.backward_seconds : &this->stats_.forward_seconds);
+    count_product(op, before, in.rows, backward);
+}
+
+template <typename V>
+void DistributedProjector<V>::forward_device(DenseView<const V> x, DenseView<V> y) {
+    run_device(false, x, y);
+}
+
+template <typename V>
+void DistributedProjector<V>::backward_device(DenseView<const V> y, DenseView<V> x) {
+    run_device(true, y, x);
+}
+
+template <typename V>
+void DistributedProjector<V>::collect_device_times() {
     if (device_times_) device_times_->times.collect();
 }
 
@@ -186,6 +232,14 @@ void LocalProjector<V>::DeviceTimesDeleter::operator()(DeviceTimes* t) const {
 TESSEL_XCT_HOST_ONLY_DEVICE_PRODUCTS(LocalProjector)
 
 template <typename V>
+struct DistributedProjector<V>::DeviceTimes {};
+template <typename V>
+void DistributedProjector<V>::DeviceTimesDeleter::operator()(DeviceTimes* t) const {
+    delete t;
+}
+TESSEL_XCT_HOST_ONLY_DEVICE_PRODUCTS(DistributedProjector)
+
+template <typename V>
 struct TurnedPairProjector<V>::Device {};
 template <typename V>
 void TurnedPairProjector<V>::DeviceDeleter::operator()(Device* d) const {
@@ -208,6 +262,10 @@ template class Projector<double>;
     template void LocalProjector<V>::backward_device(DenseView<const V>, DenseView<V>);             \
     template void LocalProjector<V>::collect_device_times();                                        \
     template void LocalProjector<V>::DeviceTimesDeleter::operator()(DeviceTimes*) const;            \
+    template void DistributedProjector<V>::forward_device(DenseView<const V>, DenseView<V>);        \
+    template void DistributedProjector<V>::backward_device(DenseView<const V>, DenseView<V>);       \
+    template void DistributedProjector<V>::collect_device_times();                                  \
+    template void DistributedProjector<V>::DeviceTimesDeleter::operator()(DeviceTimes*) const;      \
     template void TurnedPairProjector<V>::forward_device(DenseView<const V>, DenseView<V>);         \
     template void TurnedPairProjector<V>::backward_device(DenseView<const V>, DenseView<V>);        \
     template void TurnedPairProjector<V>::collect_device_times();                                   \

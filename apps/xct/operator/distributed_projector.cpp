@@ -234,6 +234,7 @@ void DistributedProjector<V>::make_operators(MPI_Comm data_comm, const comm::Top
     bwd_rows_ = local_bwd.rows();
     const dist::DistOptions run = sender_options(options);
     const bool on_device = options.backend == Backend::cuda;
+    on_device_ = on_device;
     info_ = {{"kernel", std::string(to_string(options.local.kernel)) + " (sender-multiplies" +
                             (on_device ? ", device-resident)" : ")")},
              {"staging", on_device ? std::string(comm::to_string(comm::choose_device_staging(options.cuda_aware)))
@@ -248,6 +249,17 @@ void DistributedProjector<V>::make_operators(MPI_Comm data_comm, const comm::Top
              {"rays", rays()},
              {"forward_footprint", fwd_rows_},
              {"backward_footprint", bwd_rows_}};
+    // The rows this rank's exchange steps send and receive per product (x K slices: what MPI
+    // carries, and with host staging what crosses between host and device).
+    const auto exchanged = [](const comm::ExchangePlan& plan, bool sent) {
+        size_type rows = 0;
+        for (const auto& step : plan.steps) rows += sent ? step.rows_sent() : step.rows_received();
+        return rows;
+    };
+    info_["forward_rows_sent"] = exchanged(fwd_plans[rank_], true);
+    info_["forward_rows_received"] = exchanged(fwd_plans[rank_], false);
+    info_["backward_rows_sent"] = exchanged(bwd_plans[rank_], true);
+    info_["backward_rows_received"] = exchanged(bwd_plans[rank_], false);
     fwd_ = dist::make_sender_multiplies_spmm<V, Index>(data_comm, topology, ray_offsets_, pixel_offsets_, 0, k_,
                                                        std::move(local_fwd), std::move(fwd_plans[rank_]), run);
     bwd_ = dist::make_sender_multiplies_spmm<V, Index>(data_comm, topology, pixel_offsets_, ray_offsets_, 0, k_,
@@ -276,13 +288,19 @@ void DistributedProjector<V>::run(dist::DistSpmm<V, Index>& op, DenseMatrix<V>& 
     }
     in = std::move(in_.blocks[0]);
     out = std::move(out_.blocks[0]);
-    const double seconds = timer.seconds();
+    (backward ? this->stats_.backward_seconds : this->stats_.forward_seconds) += timer.seconds();
+    count_product(op, before, in.rows(), backward);
+}
+
+// Calls, flops, bytes and the reductions' host time of one product.
+template <typename V>
+void DistributedProjector<V>::count_product(const dist::DistSpmm<V, Index>& op, const PhaseTimes& before,
+                                            size_type in_rows, bool backward) {
     auto& s = this->stats_;
-    (backward ? s.backward_seconds : s.forward_seconds) += seconds;
     ++(backward ? s.backward_calls : s.forward_calls);
     s.flops += 2.0 * double(nnz_) * double(k_);
     const double a_bytes = double(nnz_) * double(sizeof(Index) + sizeof(V));
-    s.bytes += a_bytes + double(k_) * double(in.rows() + (backward ? bwd_rows_ : fwd_rows_)) * sizeof(V);
+    s.bytes += a_bytes + double(k_) * double(in_rows + (backward ? bwd_rows_ : fwd_rows_)) * sizeof(V);
     s.communicate_seconds += (op.times().get("local") - before.get("local")) +
                              (op.times().get("global") - before.get("global"));
 }

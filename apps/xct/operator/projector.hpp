@@ -171,6 +171,13 @@ public:
     size_type first_ray() const override { return ray_offsets_[rank_]; }
     void forward(DenseMatrix<ValueType>& x, DenseMatrix<ValueType>& y) override;
     void backward(DenseMatrix<ValueType>& y, DenseMatrix<ValueType>& x) override;
+    /// cuda: both products are dist::DeviceSenderMultipliesSpmm, which take device operands.
+    bool on_device() const override { return on_device_; }
+    /// The products on device views, ordered on the default stream (device_products.cpp): the
+    /// host waits only before each exchange step's messages (the rows that leave the rank).
+    void forward_device(DenseView<const ValueType> x, DenseView<ValueType> y) override;
+    void backward_device(DenseView<const ValueType> y, DenseView<ValueType> x) override;
+    void collect_device_times() override;
     double matrix_bytes() const override;
     size_type nnz() const override { return nnz_; }
     nlohmann::json describe() const override;
@@ -180,6 +187,15 @@ public:
 private:
     void run(dist::DistSpmm<ValueType, Index>& op, DenseMatrix<ValueType>& in,
              DenseMatrix<ValueType>& out, bool backward);
+    void run_device(bool backward, DenseView<const ValueType> in, DenseView<ValueType> out);
+    void count_product(const dist::DistSpmm<ValueType, Index>& op, const PhaseTimes& before, size_type in_rows,
+                       bool backward);
+    struct DeviceTimes;  // event pairs of the device products (device_products.cpp)
+    struct DeviceTimesDeleter {
+        void operator()(DeviceTimes* t) const;
+    };
+    std::unique_ptr<DeviceTimes, DeviceTimesDeleter> device_times_;
+    bool on_device_ = false;
     void make_operators(MPI_Comm data_comm, const comm::Topology& topology, const DistributedOptions& options,
                         Csr<ValueType, Index> local_fwd, const std::vector<size_type>& local_fwd_rows,
                         Csr<ValueType, Index> local_bwd, const std::vector<size_type>& local_bwd_rows);

@@ -39,6 +39,7 @@ public:
         if (scalars_.size() != column::count * k_) scalars_ = cuda::DeviceBuffer<double>(column::count * k_);
         scalars_.fill_zero();
         staging_.reserve(column::count * k_);
+        write_staging_.reserve(column::count * k_);
     }
     void load() override {
         x_.upload(state_->x.view());
@@ -82,13 +83,17 @@ public:
         const std::size_t count = static_cast<std::size_t>(slots * k_);
         cuda::copy_to_host(staging_.data(), slot(first), count * sizeof(double), nullptr);
         cuda::synchronize_stream(nullptr);
+        write_in_flight_ = false;  // the wait covered the last write's copy too
         op_.collect_device_times();  // the products are done: their event times cost no wait
         return std::vector<double>(staging_.data(), staging_.data() + count);
     }
     void write(column::Slot first, const std::vector<double>& values) override {
-        std::copy(values.begin(), values.end(), staging_.data());
-        cuda::copy_to_device(slot(first), staging_.data(), values.size() * sizeof(double), nullptr);
-        cuda::synchronize_stream(nullptr);  // the staging buffer is reused by the next read
+        // The last write's copy may still read its staging: wait only when no read came between
+        // (a sum over ranks is a read, MPI, a write; the next read waits for the write anyway).
+        if (write_in_flight_) cuda::synchronize_stream(nullptr);
+        std::copy(values.begin(), values.end(), write_staging_.data());
+        cuda::copy_to_device(slot(first), write_staging_.data(), values.size() * sizeof(double), nullptr);
+        write_in_flight_ = true;
     }
 
 private:
@@ -115,7 +120,8 @@ private:
     size_type k_ = 0;
     cuda::DeviceDense<V> b_, x_, r_, p_, q_, s_;
     cuda::DeviceBuffer<double> scalars_;
-    cuda::PinnedBuffer<double> staging_;
+    cuda::PinnedBuffer<double> staging_, write_staging_;
+    bool write_in_flight_ = false;
     cuda::DeviceBuffer<V> row_weight_, col_weight_;
 };
 
