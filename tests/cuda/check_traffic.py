@@ -2,22 +2,47 @@
 """Checks the steady phase of a run's device traffic (the "device_traffic" of its --metrics
 JSON, core/device_traffic.hpp) against per-step limits, and prints what it found.
 
-usage: check_traffic.py METRICS.json --max-bytes-per-step B --max-syncs-per-step S [--min-steps N]
+usage: check_traffic.py METRICS.json (--max-bytes-per-step B | --exchange-bytes-plus-per-slice P)
+                        --max-syncs-per-step S [--min-steps N]
+
+--exchange-bytes-plus-per-slice P (xct with data ranks, host-staged): the limit per step is what
+MPI carries for this rank, K x value size x the rows its exchange steps send and receive in one
+forward and one backward product (the operator's forward/backward_rows_sent/received, from the
+partition's reduction plans), plus P bytes per slice for the per-slice scalars the solver sums
+over ranks and reads.
 """
 import argparse
 import json
 import sys
 
 
+def exchange_bound(metrics, per_slice):
+    """Bytes per iteration that MPI needs on this rank (see the usage above)."""
+    op = metrics["operator"]
+    if op.get("staging") != "host-staged":
+        sys.exit(f"check_traffic: the exchange bound needs host-staged data ranks, found {op.get('staging')}")
+    value = 8 if metrics["solver"]["precision"] == "double" else 4
+    k = metrics["batch_slices"]
+    rows = sum(op[f"{d}_rows_{w}"] for d in ("forward", "backward") for w in ("sent", "received"))
+    bound = k * value * rows + per_slice * k
+    print(f"exchange bound: {k} slices x {value} B x {rows} rows + {per_slice:g} B x {k} slices = {bound:g} B per step")
+    return bound
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("metrics")
-    parser.add_argument("--max-bytes-per-step", type=float, required=True)
+    limit = parser.add_mutually_exclusive_group(required=True)
+    limit.add_argument("--max-bytes-per-step", type=float)
+    limit.add_argument("--exchange-bytes-plus-per-slice", type=float)
     parser.add_argument("--max-syncs-per-step", type=float, required=True)
     parser.add_argument("--min-steps", type=int, default=1)
     args = parser.parse_args()
     with open(args.metrics) as f:
-        traffic = json.load(f)["device_traffic"]
+        metrics = json.load(f)
+    traffic = metrics["device_traffic"]
+    if args.exchange_bytes_plus_per_slice is not None:
+        args.max_bytes_per_step = exchange_bound(metrics, args.exchange_bytes_plus_per_slice)
     steady, steps = traffic["steady"], traffic["steady_steps"]
     moved = steady["h2d_bytes"] + steady["d2h_bytes"]
     print(f"steady: {steps} steps, {moved} bytes in {steady['copies']} copies "
