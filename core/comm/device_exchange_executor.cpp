@@ -17,10 +17,11 @@ cuda::DeviceBuffer<size_type> upload(const std::vector<size_type>& host, cudaStr
     return cuda::DeviceBuffer<size_type>(host.data(), static_cast<size_type>(host.size()), stream);
 }
 
-// Grows a device buffer to at least `count` elements (contents dropped).
+// Grows a device buffer to at least `count` elements (contents dropped), in `stream`'s order:
+// the old one is freed after the stream's work that used it, without a device-wide wait.
 template <typename V>
-void grow(cuda::DeviceBuffer<V>& buffer, size_type count) {
-    if (buffer.size() < count) buffer = cuda::DeviceBuffer<V>(count);
+void grow(cuda::DeviceBuffer<V>& buffer, size_type count, cudaStream_t stream) {
+    if (buffer.size() < count) buffer = cuda::DeviceBuffer<V>(count, stream);
 }
 
 }  // namespace
@@ -58,8 +59,8 @@ void DeviceExchangeExecutor<V>::start(int step, DenseView<const V> in, DenseView
     const auto& d = steps_[step];
     const size_type w = in.cols;
     const size_type sent = st.rows_sent() * w, received = st.rows_received() * w;
-    grow(pending.send_, sent);
-    grow(pending.recv_, received);
+    grow(pending.send_, sent, stream());
+    grow(pending.recv_, received, stream());
     pending.out_ = out;
     cuda::device::gather_rows(in, d.send_rows.data(), st.rows_sent(), pending.send_.data(), stream());
     V* send = pending.send_.data();

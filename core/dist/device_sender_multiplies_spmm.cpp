@@ -63,7 +63,7 @@ void DeviceSenderMultipliesSpmm<V, I>::multiply_device(DenseView<const V> b, Den
     level_buffers_.resize(pl.steps.size());
     for (std::size_t s = 0; s < pl.steps.size(); ++s)
         if (level_buffers_[s].size() < pl.steps[s].in_rows * this->minibatch_)
-            level_buffers_[s] = cuda::DeviceBuffer<V>(pl.steps[s].in_rows * this->minibatch_);
+            level_buffers_[s] = cuda::DeviceBuffer<V>(pl.steps[s].in_rows * this->minibatch_, stream());
     if (after != stream()) {  // B's producers, on the caller's stream, before the local SpMM
         TESSEL_CUDA_CHECK(cudaEventRecord(inputs_ready_.get(), after));
         TESSEL_CUDA_CHECK(cudaStreamWaitEvent(stream(), inputs_ready_.get(), 0));
@@ -92,8 +92,8 @@ void DeviceSenderMultipliesSpmm<V, I>::multiply(const DenseBlocks<V>& b, DenseBl
     DenseMatrix<V>& cc = c.blocks[0];
     {
         auto timing = this->times_.scope("transfer");
-        if (b_.rows() != bb.rows() || b_.cols() != bb.cols()) b_ = cuda::DeviceDense<V>(bb.rows(), bb.cols());
-        if (c_.rows() != cc.rows() || c_.cols() != cc.cols()) c_ = cuda::DeviceDense<V>(cc.rows(), cc.cols());
+        if (b_.rows() != bb.rows() || b_.cols() != bb.cols()) b_ = cuda::DeviceDense<V>(bb.rows(), bb.cols(), -1, stream());
+        if (c_.rows() != cc.rows() || c_.cols() != cc.cols()) c_ = cuda::DeviceDense<V>(cc.rows(), cc.cols(), -1, stream());
         b_.upload(DenseView<const V>(bb.view()), stream());
     }
     multiply_device(b_.view(), c_.view(), stream());

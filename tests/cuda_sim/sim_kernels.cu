@@ -216,4 +216,76 @@ float across_streams(bool wait_for_event) {
     return got;
 }
 
+namespace {
+
+// Two non-blocking streams and an event, destroyed with it.
+struct TwoStreams {
+    cudaStream_t owner = nullptr, user = nullptr;
+    cudaEvent_t event = nullptr;
+    TwoStreams() {
+        TESSEL_CUDA_CHECK(cudaStreamCreateWithFlags(&owner, cudaStreamNonBlocking));
+        TESSEL_CUDA_CHECK(cudaStreamCreateWithFlags(&user, cudaStreamNonBlocking));
+        TESSEL_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    }
+    ~TwoStreams() {
+        cudaStreamSynchronize(owner);
+        cudaStreamSynchronize(user);
+        cudaEventDestroy(event);
+        cudaStreamDestroy(owner);
+        cudaStreamDestroy(user);
+        (void)cudaGetLastError();
+    }
+};
+
+}  // namespace
+
+cudaError_t fill_async_allocation(bool ordered, float& value) {
+    TwoStreams s;
+    cudaError_t status = cudaSuccess;
+    {
+        cuda::DeviceBuffer<float> buffer(64, s.owner);  // freed on s.owner at the end of the scope
+        if (ordered) {
+            TESSEL_CUDA_CHECK(cudaEventRecord(s.event, s.owner));
+            TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.user, s.event, 0));
+        }
+        TESSEL_LAUNCH(1, 64, 0, s.user, fill_kernel)(buffer.data(), 7.0f, 64);
+        status = cudaStreamSynchronize(s.user);
+        (void)cudaGetLastError();
+        if (status == cudaSuccess) {
+            TESSEL_CUDA_CHECK(cudaMemcpyAsync(&value, buffer.data() + 63, sizeof(float), cudaMemcpyDeviceToHost, s.user));
+            // The free on s.owner must come after the copy on s.user.
+            TESSEL_CUDA_CHECK(cudaEventRecord(s.event, s.user));
+            TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.owner, s.event, 0));
+        }
+    }
+    return status;
+}
+
+cudaError_t launch_after_async_free() {
+    TwoStreams s;
+    void* p = nullptr;
+    TESSEL_CUDA_CHECK(cudaMallocAsync(&p, 64 * sizeof(float), s.owner));
+    TESSEL_LAUNCH(1, 64, 0, s.owner, fill_kernel)(static_cast<float*>(p), 1.0f, 64);
+    TESSEL_CUDA_CHECK(cudaFreeAsync(p, s.owner));
+    TESSEL_LAUNCH(1, 64, 0, s.owner, fill_kernel)(static_cast<float*>(p), 2.0f, 64);
+    return cudaGetLastError();
+}
+
+cudaError_t run_across_async_free(bool ordered) {
+    TwoStreams s;
+    void* p = nullptr;
+    TESSEL_CUDA_CHECK(cudaMallocAsync(&p, 64 * sizeof(float), s.owner));
+    TESSEL_CUDA_CHECK(cudaStreamSynchronize(s.owner));  // the allocation is ordered before everything below
+    TESSEL_LAUNCH(1, 64, 0, s.user, fill_kernel)(static_cast<float*>(p), 1.0f, 64);
+    if (ordered) {
+        TESSEL_CUDA_CHECK(cudaEventRecord(s.event, s.user));
+        TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.owner, s.event, 0));
+    }
+    TESSEL_CUDA_CHECK(cudaFreeAsync(p, s.owner));
+    TESSEL_CUDA_CHECK(cudaStreamSynchronize(s.owner));
+    const cudaError_t status = cudaStreamSynchronize(s.user);
+    (void)cudaGetLastError();
+    return status;
+}
+
 }  // namespace tessel::sim_test

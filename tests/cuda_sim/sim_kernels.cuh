@@ -38,4 +38,16 @@ float read_before_and_after_sync(float& before);
 /// stream waiting for an event recorded after the first kernel; returns y's last value.
 float across_streams(bool wait_for_event);
 
+/// Stream-ordered memory: a DeviceBuffer made for stream `owner` (cudaMallocAsync), filled with
+/// 7 by a kernel on another stream that waits for an event recorded after the allocation, or
+/// (ordered false) does not. Returns the status of the filling stream's synchronisation and, on
+/// success, the value read back in `value`.
+cudaError_t fill_async_allocation(bool ordered, float& value);
+/// A kernel launched on a stream after cudaFreeAsync of its output there: the launch's status.
+cudaError_t launch_after_async_free();
+/// A kernel enqueued on one stream before its memory is freed with cudaFreeAsync on another,
+/// whose free waits for an event recorded after the kernel, or (ordered false) does not; both
+/// streams synchronised, the freeing one first. Returns the kernel's stream's status.
+cudaError_t run_across_async_free(bool ordered);
+
 }  // namespace tessel::sim_test

@@ -151,6 +151,33 @@ TEST_CASE("an event orders two streams, and without it the consumer reads stale 
     CHECK(unordered != 3.0f);  // fresh device memory: NaN
 }
 
+TEST_CASE("stream-ordered memory is usable only once its allocation is ordered before the use",
+          "[cuda][sim]") {
+    float value = 0;
+    CHECK(sim_test::fill_async_allocation(true, value) == cudaSuccess);
+    CHECK(value == 7.0f);
+    CHECK(sim_test::fill_async_allocation(false, value) == cudaErrorIllegalAddress);
+    CHECK_THAT(sim_detail(), Catch::Contains("before its stream-ordered allocation (cudaMallocAsync) is ordered"));
+}
+
+TEST_CASE("stream-ordered memory is not usable after its stream-ordered free", "[cuda][sim]") {
+    // Launched after cudaFreeAsync: refused at once.
+    CHECK(sim_test::launch_after_async_free() == cudaErrorIllegalAddress);
+    CHECK_THAT(sim_detail(), Catch::Contains("used after its stream-ordered free"));
+    // Launched before it, on another stream: fine when the free waits for the kernel, a fault
+    // when the kernel runs after the free stream reached the free.
+    CHECK(sim_test::run_across_async_free(true) == cudaSuccess);
+    CHECK(sim_test::run_across_async_free(false) == cudaErrorIllegalAddress);
+    CHECK_THAT(sim_detail(), Catch::Contains("used after its stream-ordered free"));
+    // A second stream-ordered free of the same memory is refused.
+    void* p = nullptr;
+    REQUIRE(cudaMallocAsync(&p, 16, nullptr) == cudaSuccess);
+    CHECK(cudaFreeAsync(p, nullptr) == cudaSuccess);
+    CHECK(cudaFreeAsync(p, nullptr) == cudaErrorInvalidValue);
+    CHECK(cudaStreamSynchronize(nullptr) == cudaSuccess);
+    (void)cudaGetLastError();
+}
+
 TEST_CASE("CudaError carries the simulator's explanation", "[cuda][sim]") {
     float host = 0;
     try {

@@ -129,7 +129,7 @@ namespace {
 
 template <typename V>
 void ensure_shape(cuda::DeviceDense<V>& m, size_type rows, size_type cols) {
-    if (m.rows() != rows || m.cols() != cols) m = cuda::DeviceDense<V>(rows, cols);
+    if (m.rows() != rows || m.cols() != cols) m = cuda::DeviceDense<V>(rows, cols, -1, nullptr);  // in stream order
 }
 
 }  // namespace

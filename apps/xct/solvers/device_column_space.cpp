@@ -36,7 +36,7 @@ public:
         shape(q_, rays);
         shape(s_, pixels);
         if (state.p.rows() > 0) shape(p_, pixels);
-        if (scalars_.size() != column::count * k_) scalars_ = cuda::DeviceBuffer<double>(column::count * k_);
+        if (scalars_.size() != column::count * k_) scalars_ = cuda::DeviceBuffer<double>(column::count * k_, nullptr);
         scalars_.fill_zero();
         staging_.reserve(column::count * k_);
         write_staging_.reserve(column::count * k_);
@@ -98,7 +98,7 @@ public:
 
 private:
     void shape(cuda::DeviceDense<V>& m, size_type rows) {
-        if (m.rows() != rows || m.cols() != k_) m = cuda::DeviceDense<V>(rows, k_);
+        if (m.rows() != rows || m.cols() != k_) m = cuda::DeviceDense<V>(rows, k_, -1, nullptr);  // in stream order
     }
     double* slot(column::Slot s) { return scalars_.data() + s * k_; }
     cuda::DeviceDense<V>& mat(Vec which) {

@@ -1,6 +1,7 @@
-// Device memory for applications: a typed buffer (cudaMalloc, freed on destruction) and a
-// row-major dense matrix with a leading dimension, uploaded and downloaded on a stream. Only in
-// builds with the CUDA backend; failures throw tessel::CudaError.
+// Device memory for applications: a typed buffer (cudaMalloc, or cudaMallocAsync in a stream's
+// order for a buffer made for that stream; freed on destruction) and a row-major dense matrix
+// with a leading dimension, uploaded and downloaded on a stream. Only in builds with the CUDA
+// backend; failures throw tessel::CudaError.
 #pragma once
 
 #if !defined(TESSEL_HAVE_CUDA)
@@ -20,37 +21,44 @@
 
 namespace tessel::cuda {
 
-/// `count` elements of T in device memory (cudaMalloc), freed on destruction; move-only.
+/// `count` elements of T in device memory, freed on destruction; move-only. A buffer made for a
+/// stream is allocated and freed in that stream's order (cudaMallocAsync, cudaFreeAsync: the host
+/// does not wait for the device): that stream's later work and work ordered after it by an event
+/// may use it, and all work that uses it must be ordered before the free on that stream (the
+/// stream must outlive the buffer). A buffer made without a stream uses cudaMalloc and cudaFree,
+/// which wait for the whole device, and any stream may use it.
 template <typename T>
 class DeviceBuffer {
 public:
     DeviceBuffer() = default;
-    /// Uninitialised storage for `count` elements. Throws CudaError when the device is full.
-    explicit DeviceBuffer(size_type count) : count_(count) {
-        TESSEL_ENSURE_DIMS(count >= 0, "device buffer: negative size");
-        if (count > 0) {
-            void* p = nullptr;
-            TESSEL_CUDA_CHECK(cudaMalloc(&p, bytes()));
-            data_ = static_cast<T*>(p);
-        }
+    /// Uninitialised storage for `count` elements (cudaMalloc). Throws CudaError when the device
+    /// is full.
+    explicit DeviceBuffer(size_type count) : count_(count) { allocate(); }
+    /// Uninitialised storage for `count` elements, allocated in `stream`'s order (nullptr: the
+    /// legacy default stream). Throws CudaError when the device is full.
+    DeviceBuffer(size_type count, cudaStream_t stream) : count_(count), stream_(stream), stream_ordered_(true) {
+        allocate();
     }
-    /// A device copy of host[0 .. count).
+    /// A device copy of host[0 .. count) (cudaMalloc; the copy ordered on `stream`).
     DeviceBuffer(const T* host, size_type count, cudaStream_t stream = nullptr)
         : DeviceBuffer(count) {
         upload(host, count, stream);
     }
-    ~DeviceBuffer() {
-        if (data_) cudaFree(data_);  // never throws from a destructor
-    }
+    ~DeviceBuffer() { release(); }
     DeviceBuffer(const DeviceBuffer&) = delete;
     DeviceBuffer& operator=(const DeviceBuffer&) = delete;
     DeviceBuffer(DeviceBuffer&& other) noexcept
-        : data_(std::exchange(other.data_, nullptr)), count_(std::exchange(other.count_, 0)) {}
+        : data_(std::exchange(other.data_, nullptr)),
+          count_(std::exchange(other.count_, 0)),
+          stream_(other.stream_),
+          stream_ordered_(other.stream_ordered_) {}
     DeviceBuffer& operator=(DeviceBuffer&& other) noexcept {
         if (this != &other) {
-            if (data_) cudaFree(data_);
+            release();
             data_ = std::exchange(other.data_, nullptr);
             count_ = std::exchange(other.count_, 0);
+            stream_ = other.stream_;
+            stream_ordered_ = other.stream_ordered_;
         }
         return *this;
     }
@@ -89,8 +97,28 @@ public:
     }
 
 private:
+    void allocate() {
+        TESSEL_ENSURE_DIMS(count_ >= 0, "device buffer: negative size");
+        if (count_ == 0) return;
+        void* p = nullptr;
+        if (stream_ordered_)
+            TESSEL_CUDA_CHECK(cudaMallocAsync(&p, bytes(), stream_));
+        else
+            TESSEL_CUDA_CHECK(cudaMalloc(&p, bytes()));
+        data_ = static_cast<T*>(p);
+    }
+    void release() noexcept {  // never throws (destructor, move)
+        if (!data_) return;
+        if (stream_ordered_)
+            cudaFreeAsync(std::exchange(data_, nullptr), stream_);
+        else
+            cudaFree(std::exchange(data_, nullptr));
+    }
+
     T* data_ = nullptr;
     size_type count_ = 0;
+    cudaStream_t stream_ = nullptr;
+    bool stream_ordered_ = false;
 };
 
 /// A row-major rows x cols dense matrix in device memory with leading dimension ld >= cols.
@@ -98,13 +126,12 @@ template <typename ValueType>
 class DeviceDense {
 public:
     DeviceDense() = default;
-    /// Uninitialised; ld < 0 means ld = cols.
+    /// Uninitialised; ld < 0 means ld = cols. Allocated with cudaMalloc (DeviceBuffer).
     DeviceDense(size_type rows, size_type cols, size_type ld = -1)
-        : rows_(rows), cols_(cols), ld_(ld >= 0 ? ld : cols), storage_(rows * ld_) {
-        TESSEL_ENSURE_DIMS(rows >= 0 && cols >= 0 && ld_ >= cols,
-                           "device dense: leading dimension " + std::to_string(ld_) +
-                               " smaller than " + std::to_string(cols));
-    }
+        : rows_(rows), cols_(cols), ld_(ld >= 0 ? ld : cols), storage_(checked_size(rows, cols, ld_)) {}
+    /// The same, allocated and freed in `stream`'s order (DeviceBuffer's rules).
+    DeviceDense(size_type rows, size_type cols, size_type ld, cudaStream_t stream)
+        : rows_(rows), cols_(cols), ld_(ld >= 0 ? ld : cols), storage_(checked_size(rows, cols, ld_), stream) {}
     /// A device copy of a row-major host matrix (stored with ld = cols).
     explicit DeviceDense(DenseView<const ValueType> host, cudaStream_t stream = nullptr)
         : DeviceDense(host.rows, host.cols) {
@@ -150,6 +177,12 @@ public:
     void fill_zero(cudaStream_t stream = nullptr) { storage_.fill_zero(stream); }
 
 private:
+    static size_type checked_size(size_type rows, size_type cols, size_type ld) {
+        TESSEL_ENSURE_DIMS(rows >= 0 && cols >= 0 && ld >= cols,
+                           "device dense: leading dimension " + std::to_string(ld) + " smaller than " +
+                               std::to_string(cols));
+        return rows * ld;
+    }
     void check_host(size_type rows, size_type cols, Layout layout, const char* what) const {
         TESSEL_ENSURE_DIMS(rows == rows_ && cols == cols_ && layout == Layout::row_major,
                            std::string("device dense ") + what + ": host matrix is " +

@@ -75,6 +75,8 @@ std::string check_dynamic_shared(const LaunchConfig& c) {
 
 std::string check_pointers(const std::vector<PointerArgument>& pointers) {
     for (const PointerArgument& p : pointers) {
+        if (std::string why = stream_order_problem(p.address, false); !why.empty())
+            return "argument " + std::to_string(p.position) + ": " + why;
         std::string problem;
         const MemoryKind kind = memory_kind(p.address, 1, problem);
         if (kind == MemoryKind::host) {
@@ -160,7 +162,17 @@ void launch_grid(const LaunchConfig& config, const std::vector<PointerArgument>&
         return;
     }
     log_launch(name, config);
-    enqueue(config.stream, [config, name, body = std::move(body)] { run_blocks(config, name, body); });
+    enqueue(config.stream, [config, name, pointers, body = std::move(body)] {
+        // Stream-ordered memory must be live when the kernel runs, not only when it is launched.
+        for (const PointerArgument& p : pointers)
+            if (const std::string why = stream_order_problem(p.address, true); !why.empty()) {
+                fail(cudaErrorIllegalAddress,
+                     "launch of " + name + ": argument " + std::to_string(p.position) + ": " + why);
+                set_async_error(cudaErrorIllegalAddress);
+                return;
+            }
+        run_blocks(config, name, body);
+    });
 }
 
 }  // namespace tessel::sim

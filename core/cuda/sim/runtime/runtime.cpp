@@ -22,12 +22,28 @@ const char* kind_name(MemoryKind k) {
     return k == MemoryKind::device ? "device memory" : k == MemoryKind::pinned ? "pinned host memory" : "host memory";
 }
 
-// The kind of p .. p+bytes, or an error naming `call` and `which` operand.
+// The kind of p .. p+bytes, or an error naming `call` and `which` operand (also for device
+// memory whose stream-ordered free has been asked for).
 cudaError_t classify(const void* p, std::size_t bytes, const char* call, const char* which, MemoryKind& kind) {
-    std::string problem;
+    std::string problem = tessel::sim::stream_order_problem(p, false);
+    if (!problem.empty()) return fail(cudaErrorIllegalAddress, std::string(call) + ": the " + which + " (" + problem + ")");
     kind = tessel::sim::memory_kind(p, bytes, problem);
     if (!problem.empty()) return fail(cudaErrorInvalidValue, std::string(call) + ": the " + which + " (" + problem + ")");
     return cudaSuccess;
+}
+
+// Queued work that touches `pointers` when it runs: refused (an asynchronous fault, as a GPU
+// would fault) when one is not ordered after its allocation or lies past its free.
+std::function<void()> ordered_work(const char* call, std::vector<const void*> pointers, std::function<void()> work) {
+    return [call, pointers = std::move(pointers), work = std::move(work)] {
+        for (const void* p : pointers)
+            if (const std::string why = tessel::sim::stream_order_problem(p, true); !why.empty()) {
+                fail(cudaErrorIllegalAddress, std::string(call) + ": " + why);
+                tessel::sim::set_async_error(cudaErrorIllegalAddress);
+                return;
+            }
+        work();
+    };
 }
 
 bool device_side(MemoryKind k) { return k == MemoryKind::device; }
@@ -164,19 +180,30 @@ cudaError_t cudaFree(void* ptr) {
     return cudaSuccess;
 }
 
+// Stream-ordered memory: the allocation is usable by work ordered after the point where its
+// stream reaches it, and freed where its stream reaches the free; work that runs outside that
+// window fails with cudaErrorIllegalAddress, and a call enqueued after cudaFreeAsync is refused.
 cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t stream) {
     if (const cudaError_t e = check_stream(stream, "cudaMallocAsync"); e != cudaSuccess) return e;
-    return cudaMalloc(ptr, bytes);
+    if (ptr == nullptr) return fail(cudaErrorInvalidValue, "cudaMallocAsync: null pointer");
+    *ptr = tessel::sim::allocate(bytes, MemoryKind::device, false);
+    if (*ptr == nullptr)
+        return fail(cudaErrorMemoryAllocation, "cudaMallocAsync(" + std::to_string(bytes) +
+                                                   " bytes): the simulated device has " +
+                                                   std::to_string(tessel::sim::device_memory_total() -
+                                                                  tessel::sim::device_memory_used()) +
+                                                   " bytes free");
+    tessel::sim::enqueue(stream, [p = *ptr] { tessel::sim::mark_ordered(p); });
+    return cudaSuccess;
 }
 
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream) {
     if (const cudaError_t e = check_stream(stream, "cudaFreeAsync"); e != cudaSuccess) return e;
     if (ptr == nullptr) return cudaSuccess;
-    std::string problem;
-    if (tessel::sim::memory_kind(ptr, 1, problem) != MemoryKind::device)
-        return fail(cudaErrorInvalidValue, "cudaFreeAsync: not a live device allocation");
+    if (!tessel::sim::request_free(ptr))
+        return fail(cudaErrorInvalidValue, "cudaFreeAsync: not the start of a live device allocation (or freed twice)");
     // Freed in stream order: work queued before it still has the memory.
-    tessel::sim::enqueue(stream, [ptr] { tessel::sim::release(ptr, MemoryKind::device); });
+    tessel::sim::enqueue(stream, [ptr] { tessel::sim::release_ordered(ptr); });
     return cudaSuccess;
 }
 
@@ -199,14 +226,14 @@ namespace {
 // The work of an asynchronous copy, queued on `stream`: pageable sources are copied now (the
 // call may return before the copy, but the caller may reuse its buffer at once); a pageable
 // destination makes the call wait for the copy, as the real runtime does.
-cudaError_t queue_copy(cudaStream_t stream, MemoryKind dst_kind, MemoryKind src_kind, const void* src,
+cudaError_t queue_copy(cudaStream_t stream, void* dst, MemoryKind dst_kind, MemoryKind src_kind, const void* src,
                        std::size_t src_span, std::function<void(const void*)> copy) {
     if (src_kind == MemoryKind::host) {
         auto staged = std::make_shared<std::vector<unsigned char>>(static_cast<const unsigned char*>(src),
                                                                    static_cast<const unsigned char*>(src) + src_span);
-        tessel::sim::enqueue(stream, [staged, copy] { copy(staged->data()); });
+        tessel::sim::enqueue(stream, ordered_work("a copy", {dst}, [staged, copy] { copy(staged->data()); }));
     } else {
-        tessel::sim::enqueue(stream, [src, copy] { copy(src); });
+        tessel::sim::enqueue(stream, ordered_work("a copy", {dst, src}, [src, copy] { copy(src); }));
     }
     if (dst_kind == MemoryKind::host) {
         tessel::sim::drain(stream);
@@ -231,7 +258,7 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaM
     MemoryKind d, s;
     if (const cudaError_t e = copy_kinds(dst, src, bytes, kind, "cudaMemcpyAsync", d, s); e != cudaSuccess) return e;
     if (bytes == 0) return cudaSuccess;
-    return queue_copy(stream, d, s, src, bytes, [dst, bytes](const void* from) { std::memmove(dst, from, bytes); });
+    return queue_copy(stream, dst, d, s, src, bytes, [dst, bytes](const void* from) { std::memmove(dst, from, bytes); });
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
@@ -254,7 +281,7 @@ cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, st
     if (classify(dst, dspan, "cudaMemcpy2DAsync", "destination", k) != cudaSuccess ||
         classify(src, sspan, "cudaMemcpy2DAsync", "source", k) != cudaSuccess)
         return cudaErrorInvalidValue;
-    return queue_copy(stream, d, s, src, sspan, [=](const void* from) {
+    return queue_copy(stream, dst, d, s, src, sspan, [=](const void* from) {
         for (std::size_t r = 0; r < height; ++r)
             std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(from) + r * spitch, width);
     });
@@ -263,7 +290,7 @@ cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, st
 cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t bytes, cudaStream_t stream) {
     if (const cudaError_t e = check_stream(stream, "cudaMemsetAsync"); e != cudaSuccess) return e;
     if (const cudaError_t e = check_device_range(ptr, bytes, "cudaMemsetAsync"); e != cudaSuccess) return e;
-    if (bytes > 0) tessel::sim::enqueue(stream, [=] { std::memset(ptr, value, bytes); });
+    if (bytes > 0) tessel::sim::enqueue(stream, ordered_work("a memset", {ptr}, [=] { std::memset(ptr, value, bytes); }));
     return cudaSuccess;
 }
 
@@ -280,8 +307,8 @@ cudaError_t cudaMemset2DAsync(void* ptr, std::size_t pitch, int value, std::size
     if (height == 0 || width == 0) return cudaSuccess;
     if (const cudaError_t e = check_device_range(ptr, pitch * (height - 1) + width, "cudaMemset2DAsync"); e != cudaSuccess)
         return e;
-    tessel::sim::enqueue(stream, [=] {
+    tessel::sim::enqueue(stream, ordered_work("a memset", {ptr}, [=] {
         for (std::size_t r = 0; r < height; ++r) std::memset(static_cast<char*>(ptr) + r * pitch, value, width);
-    });
+    }));
     return cudaSuccess;
 }
