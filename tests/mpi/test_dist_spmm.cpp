@@ -14,6 +14,8 @@
 #include "partition/tomography.hpp"
 
 #if defined(TESSEL_HAVE_CUDA)
+#include "core/cuda/runtime/stream.hpp"
+#include "core/device_traffic.hpp"
 #include "core/dist/device_sender_multiplies_spmm.hpp"
 #endif
 
@@ -245,6 +247,61 @@ TEST_CASE("device sender-multiplies on device views with padded leading dimensio
                                                                    Layout::row_major, ldb),
                                             dc.view()),
                     DimensionMismatch);
+}
+
+TEST_CASE("device sender-multiplies ordered on the caller's stream: B's producer and C's consumer there, "
+          "the host waiting only for the exchange",
+          "[mpi][dist][cuda]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    const auto a = generate::power_law<double, std::int32_t>(260, 300, 6.0, 2.0, 9);
+    const auto topology = world_size() % 2 ? comm::Topology::flat(world_size())
+                                           : comm::Topology::from_spec("node=2", world_size());
+    const size_type k = 11;
+    const auto b = generate::random_dense<double>(a.cols(), k, Layout::row_major, 5);
+    DenseMatrix<double> expected(a.rows(), k);
+    reference::spmm<double, std::int32_t>(a, b.view(), expected.view());
+    for (size_type minibatch : {size_type(0), size_type(4)}) {
+        partition::DistSetupOptions options;
+        options.run.backend = Backend::cuda;
+        options.run.minibatch = minibatch;
+        options.run.pipelined = true;
+        auto op = partition::make_dist_spmm(DistAlgorithm::sm_hierarchical, MPI_COMM_WORLD, topology, a, k, options);
+        auto* device = dynamic_cast<dist::DeviceSenderMultipliesSpmm<double, std::int32_t>*>(op.get());
+        REQUIRE(device != nullptr);
+        const auto br = op->b_ranges()[0], cr = op->c_ranges()[0];
+        DenseMatrix<double> b_block(br.rows(), br.cols());
+        for (size_type i = 0; i < br.rows(); ++i)
+            for (size_type j = 0; j < br.cols(); ++j) b_block(i, j) = b(br.row_begin + i, br.col_begin + j);
+        // The caller's own stream: B uploaded and C downloaded there, in stream-ordered memory.
+        // The simulator runs a stream's work only when it is waited for, so without the events
+        // the product would read B before its upload and the download C before its sums.
+        cuda::Stream caller;
+        cuda::DeviceDense<double> db(br.rows(), br.cols(), -1, caller.get()), dc(cr.rows(), cr.cols(), -1, caller.get());
+        for (int round = 0; round < 2; ++round) {
+            db.upload(DenseView<const double>(b_block.view()), caller.get());
+            const auto before = device_traffic::counts(device_traffic::current_phase()).synchronizations;
+            device->multiply_device(db.view(), dc.view(), caller.get());
+            const auto waits = device_traffic::counts(device_traffic::current_phase()).synchronizations - before;
+            // One wait per exchange step and minibatch before its messages are posted, and one
+            // per pipelined minibatch whose predecessor's global step is in flight: none for C.
+            const size_type batches = (k + device->minibatch() - 1) / device->minibatch();
+            const auto steps = static_cast<size_type>(device->plan().steps.size());
+            INFO("minibatch " << device->minibatch() << ", " << steps << " steps, round " << round);
+            CHECK(waits <= steps * batches + (batches - 1));
+            DenseMatrix<double> c(cr.rows(), cr.cols());
+            dc.download(c.view(), caller.get());
+            double worst = 0;
+            for (size_type i = 0; i < cr.rows(); ++i)
+                for (size_type j = 0; j < cr.cols(); ++j) {
+                    const double want = expected(cr.row_begin + i, cr.col_begin + j);
+                    worst = std::max(worst, std::abs(c(i, j) - want) / (1.0 + std::abs(want)));
+                }
+            CHECK(all_ranks(worst < tolerance));
+        }
+    }
 }
 
 #else
