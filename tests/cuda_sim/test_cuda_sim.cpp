@@ -10,6 +10,7 @@
 
 #include "core/cuda/device_spmm.hpp"
 #include "core/cuda/runtime/cuda_check.hpp"
+#include "core/cuda/runtime/stream.hpp"
 #include "tests/cuda_sim/sim_kernels.cuh"
 
 using namespace tessel;
@@ -175,6 +176,29 @@ TEST_CASE("stream-ordered memory is not usable after its stream-ordered free", "
     CHECK(cudaFreeAsync(p, nullptr) == cudaSuccess);
     CHECK(cudaFreeAsync(p, nullptr) == cudaErrorInvalidValue);
     CHECK(cudaStreamSynchronize(nullptr) == cudaSuccess);
+}
+
+TEST_CASE("registered host memory is pinned until unregistered: copies from it run in stream order", "[cuda][sim]") {
+    // A pageable source is read when the copy is enqueued, a pinned one when the stream runs it.
+    auto value_copied = [](std::vector<float>& h) {
+        cuda::DeviceBuffer<float> d(4);
+        cuda::Stream s;
+        h[0] = 1.0f;
+        REQUIRE(cudaMemcpyAsync(d.data(), h.data(), 4 * sizeof(float), cudaMemcpyHostToDevice, s.get()) == cudaSuccess);
+        h[0] = 7.0f;
+        std::vector<float> back(4);
+        d.download(back.data(), 4, s.get());
+        return back[0];
+    };
+    std::vector<float> h(1024, 0.0f);
+    CHECK(value_copied(h) == 1.0f);
+    REQUIRE(cudaHostRegister(h.data(), h.size() * sizeof(float), cudaHostRegisterPortable) == cudaSuccess);
+    CHECK(value_copied(h) == 7.0f);
+    CHECK(cudaHostRegister(h.data() + 8, 16, cudaHostRegisterDefault) == cudaErrorHostMemoryAlreadyRegistered);
+    CHECK(cudaFreeHost(h.data()) == cudaErrorInvalidValue);  // still the caller's memory
+    CHECK(cudaHostUnregister(h.data()) == cudaSuccess);
+    CHECK(cudaHostUnregister(h.data()) == cudaErrorHostMemoryNotRegistered);
+    CHECK(value_copied(h) == 1.0f);
     (void)cudaGetLastError();
 }
 

@@ -89,7 +89,9 @@ void record_results(nlohmann::json& doc, const Args& a, const ExecutionResult& e
     // This process's host copies into and out of pinned memory (cuda; zero on cpu).
     doc["host_copy"] = {{"a_packed_bytes", er.a_packed_bytes},
                         {"c_unpacked_bytes", er.c_unpacked_bytes},
-                        {"seconds", er.host_copy_seconds}};
+                        {"seconds", er.host_copy_seconds},
+                        {"registered_bytes", er.registered_bytes},
+                        {"register_seconds", er.register_seconds}};
     doc["b_generation_core_seconds"] = s.b_generation_seconds;
     doc["a_wait_seconds_max"] = s.a_wait_seconds;
     doc["bytes_moved"] = {{"a_between_ranks", s.a_sent},

@@ -7,8 +7,12 @@
 // device's A tiles and every chunk's tiles are copied from there into one of two device
 // buffers while the previous chunk's GEMMs run (no host packing per block); the GEMMs are grouped into cuBLAS calls by shape
 // (batched where a round of a stream holds several of one shape, cuda_schedule.hpp) on several
-// streams; C stays on the device until its block is done and comes back once, window by
-// window, unpacked into host tiles while the next windows are on their way. Everything the
+// streams; C stays on the device until its block is done and comes back once. The host
+// buffers of A and C tiles are registered with the device (cudaHostRegister, once per buffer of
+// the tile cache, tile_memory.hpp) and copied straight from and to: the pinned staging above
+// (a ring of windows for A kept on the device, a pinned copy of A's layout otherwise, windows
+// unpacked into host tiles for C) only carries tiles whose buffers could not be registered (or
+// all of them with ExecutorOptions::register_host_tiles off). Everything the
 // schedule needs on the device (pointer arrays of the batched calls, B's tile list) goes up
 // once, before the blocks: in the steady phase (one step per block) only A comes up and C
 // comes down. One host thread drives all the devices of the process as a round of
@@ -18,7 +22,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <type_traits>
@@ -29,6 +35,7 @@
 #include "apps/ccsd_abcd/executor/executor.hpp"
 #include "apps/ccsd_abcd/executor/staging_ring.hpp"
 #include "apps/ccsd_abcd/executor/tile_exchange.hpp"
+#include "apps/ccsd_abcd/executor/tile_memory.hpp"
 #include "apps/ccsd_abcd/problem/element_hash.hpp"
 #include "core/backend.hpp"
 #include "core/cuda/device_spmm.hpp"
@@ -48,6 +55,27 @@ namespace {
 constexpr int streams_per_device = 4;
 constexpr int staging_slots = 4;                              // per direction
 constexpr std::size_t staging_bytes = std::size_t(8) << 20;   // per slot
+
+// Host tile buffers registered with every device (portable) and counted as pinned copies.
+bool register_host(void* p, std::size_t bytes) {
+    if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+        (void)cudaGetLastError();  // not sticky: the tile goes through the staging instead
+        return false;
+    }
+    device_traffic::register_pinned(p, std::int64_t(bytes));
+    return true;
+}
+void unregister_host(void* p) {
+    device_traffic::unregister_pinned(p);
+    if (cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
+}
+constexpr tile_memory::Pinning host_pinning{register_host, unregister_host};
+
+// C tiles copied straight into their host buffers: handed over once `done` is reached.
+struct CBatch {
+    cuda::Event done;
+    std::vector<std::size_t> tiles;  // indices into the block's C tiles
+};
 
 // Everything one device needs, released in the destructor.
 template <typename T>
@@ -76,6 +104,7 @@ struct Device {
     std::optional<cuda::Event> part_up;              // a part of A is in
     std::vector<TileBuffer<T>> c_tiles;              // C of the block on its way to the host
     std::size_t c_sent = 0;                          // C tiles of the block sent down so far
+    std::deque<CBatch> c_batches;                    // straight C copies not handed over yet
 
     ~Device() {
         // Only reached with work pending on an error path (run() ends with a counted wait);
@@ -90,8 +119,9 @@ template <typename T>
 class CudaRun {
 public:
     CudaRun(const Problem& p, const Plan& plan, TileStore<T>& a, TileExchange<T>& ex, ExecutionResult& r, int rank,
-            int first_device, size_type part_bytes)
+            int first_device, size_type part_bytes, bool register_tiles)
         : p_(p), plan_(plan), me_(plan.processes[rank]), a_(a), ex_(ex), r_(r), part_bytes_(part_bytes),
+          register_(register_tiles),
           generated_(dynamic_cast<const GeneratedTiles*>(p.values.get())) {
         const int count = cuda::device_count();
         if (count == 0) TESSEL_THROW(CudaError, "the cuda backend found no CUDA device");
@@ -146,10 +176,8 @@ private:
             d.copied.emplace_back();
             d.computed.emplace_back(streams_per_device);
         }
-        if (s.a_resident)
-            d.a_buf = cuda::DeviceBuffer<T>(at_least_one(s.a_values));
-        else
-            d.a_host.reserve(at_least_one(s.a_values));
+        if (s.a_resident) d.a_buf = cuda::DeviceBuffer<T>(at_least_one(s.a_values));
+        // else the pinned copy of A's layout is made when a tile first needs it (copy_part)
         d.ready.emplace();
         d.c_down.emplace();
         d.part_up.emplace();
@@ -298,45 +326,103 @@ private:
         ++r_.chunks;
     }
 
-    // A resident: the part's fresh tiles up into the device's A layout (a contiguous range)
-    // through the staging ring. False when the part has none (the device has them all).
-    bool upload_fresh(Device<T>& d, const ChunkPlan& ch, const ChunkSchedule& cs, const ChunkPart& part) {
-        if (part.fresh.empty()) return false;
-        std::vector<PackedTile> packed;
-        size_type bytes = 0;
-        for (std::size_t x : part.fresh) {
-            const std::size_t t = cs.order[x];
-            const auto values = static_cast<size_type>(a_[ch.a_tiles[t]].size());
-            packed.push_back({cs.a_layout[t] - part.fresh_begin, values});
-            bytes += values * size_type(sizeof(T));
+    // True when the host buffer at `data` is registered with the device (registered now if it
+    // can be, timed): copies go straight from or to it.
+    bool direct(const T* data) {
+        if (!register_ || !data) return false;
+        std::size_t bytes = 0;
+        Timer t;
+        const auto pinned = tile_memory::pin(data, host_pinning, bytes);
+        if (pinned == tile_memory::PinResult::now) {
+            r_.registered_bytes += static_cast<size_type>(bytes);
+            r_.register_seconds += t.seconds();
         }
-        d.up_ring->upload(d.a_buf.data() + part.fresh_begin, part.fresh_end - part.fresh_begin, packed,
-                          [&](std::size_t x) { return a_[ch.a_tiles[cs.order[part.fresh[x]]]].data(); }, d.up->get());
-        r_.h2d_bytes += bytes;
-        r_.a_packed_bytes += bytes;
-        return true;
+        return pinned != tile_memory::PinResult::refused;
     }
 
-    // A not resident: the part's fresh tiles packed into the pinned A layout (by all threads;
-    // never written again, so no wait), then the part's tiles copied to the chunk buffer.
-    bool copy_part(Device<T>& d, const ChunkPlan& ch, const ChunkSchedule& cs, const ChunkPart& part) {
-        Timer pack;
-        size_type packed = 0;
-#pragma omp parallel for schedule(dynamic, 1) reduction(+ : packed) if (part.fresh.size() > 1)
+    // A resident: the part's fresh tiles up into the device's A layout (a contiguous range),
+    // straight from their host buffers, the others through the staging ring. False when the
+    // part has none (the device has them all).
+    bool upload_fresh(Device<T>& d, const ChunkPlan& ch, const ChunkSchedule& cs, const ChunkPart& part) {
+        if (part.fresh.empty()) return false;
+        std::vector<std::size_t> straight, staged;  // tiles of the chunk
+        std::vector<PackedTile> packed;
+        size_type staged_end = 0;  // the layout up to the next fresh tile (padding included)
         for (std::size_t f = 0; f < part.fresh.size(); ++f) {
             const std::size_t t = cs.order[part.fresh[f]];
             const TileBuffer<T>& tile = a_[ch.a_tiles[t]];
-            std::memcpy(d.a_host.data() + cs.a_layout[t], tile.data(), tile.size() * sizeof(T));
+            const auto bytes = static_cast<size_type>(tile.size() * sizeof(T));
+            r_.h2d_bytes += bytes;
+            if (direct(tile.data())) {
+                straight.push_back(t);
+                continue;
+            }
+            staged.push_back(t);
+            packed.push_back({cs.a_layout[t], static_cast<size_type>(tile.size())});
+            staged_end = f + 1 < part.fresh.size() ? cs.a_layout[cs.order[part.fresh[f + 1]]] : part.fresh_end;
+            r_.a_packed_bytes += bytes;
+        }
+        if (!packed.empty()) {  // the windows from the first staged tile to the last
+            const size_type lo = packed.front().offset, hi = staged_end;
+            for (auto& pt : packed) pt.offset -= lo;
+            d.up_ring->upload(d.a_buf.data() + lo, hi - lo, packed,
+                              [&](std::size_t x) { return a_[ch.a_tiles[staged[x]]].data(); }, d.up->get());
+        }
+        // After the windows, which write the gaps between their tiles (same stream: in order).
+        for (std::size_t t : straight) {
+            const TileBuffer<T>& tile = a_[ch.a_tiles[t]];
+            cuda::copy_to_device(d.a_buf.data() + cs.a_layout[t], tile.data(), tile.size() * sizeof(T), d.up->get());
+        }
+        return true;
+    }
+
+    // A not resident: the part's tiles into device buffer `buffer`, straight from their host
+    // buffers when registered; the others packed once, when fresh, into the pinned A layout
+    // (by all threads; never written again, so no wait) and copied from there.
+    bool copy_part(Device<T>& d, const ChunkPlan& ch, const ChunkSchedule& cs, const ChunkPart& part) {
+        std::vector<char> straight(part.last - part.first);
+        bool any_straight = false;
+        for (std::size_t x = part.first; x < part.last; ++x) {
+            const TileBuffer<T>& tile = a_[ch.a_tiles[cs.order[x]]];
+            straight[x - part.first] = direct(tile.data());
+            any_straight = any_straight || straight[x - part.first];
+            r_.h2d_bytes += static_cast<size_type>(tile.size() * sizeof(T));
+        }
+        pack_fresh(d, ch, cs, part, straight);
+        T* chunk = d.chunk_buf[cs.buffer].data();
+        if (!any_straight) {  // runs of tiles, as laid out in both
+            for (const ACopy& c : part.copies)
+                cuda::copy_to_device(chunk + c.to, d.a_host.data() + c.from, std::size_t(c.values) * sizeof(T),
+                                     d.up->get());
+            return !part.copies.empty();
+        }
+        for (std::size_t x = part.first; x < part.last; ++x) {
+            const std::size_t t = cs.order[x];
+            const TileBuffer<T>& tile = a_[ch.a_tiles[t]];
+            const T* from = straight[x - part.first] ? tile.data() : d.a_host.data() + cs.a_layout[t];
+            cuda::copy_to_device(chunk + cs.a_offset[t], from, tile.size() * sizeof(T), d.up->get());
+        }
+        return part.last > part.first;
+    }
+
+    // The part's fresh tiles that are not registered, into the pinned A layout.
+    void pack_fresh(Device<T>& d, const ChunkPlan& ch, const ChunkSchedule& cs, const ChunkPart& part,
+                    const std::vector<char>& straight) {
+        std::vector<std::size_t> staged;
+        for (std::size_t x : part.fresh)
+            if (!straight[x - part.first]) staged.push_back(cs.order[x]);
+        if (staged.empty()) return;
+        d.a_host.reserve(std::max<size_type>(d.schedule.a_values, 1));  // once: it never grows
+        Timer pack;
+        size_type packed = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : packed) if (staged.size() > 1)
+        for (std::size_t f = 0; f < staged.size(); ++f) {
+            const TileBuffer<T>& tile = a_[ch.a_tiles[staged[f]]];
+            std::memcpy(d.a_host.data() + cs.a_layout[staged[f]], tile.data(), tile.size() * sizeof(T));
             packed += static_cast<size_type>(tile.size() * sizeof(T));
         }
         r_.a_packed_bytes += packed;
         r_.host_copy_seconds += pack.seconds();
-        T* chunk = d.chunk_buf[cs.buffer].data();
-        for (const ACopy& c : part.copies)
-            cuda::copy_to_device(chunk + c.to, d.a_host.data() + c.from, std::size_t(c.values) * sizeof(T), d.up->get());
-        for (std::size_t x = part.first; x < part.last; ++x)
-            r_.h2d_bytes += static_cast<size_type>(a_[ch.a_tiles[cs.order[x]]].size() * sizeof(T));
-        return !part.copies.empty();
     }
 
     // The calls of one part on their streams.
@@ -358,32 +444,65 @@ private:
         }
     }
 
-    // C tiles [c_sent, until) of the block down once the compute streams reach `after`; each
-    // tile is handed to its owner as soon as its last values are in.
+    // C tiles [c_sent, until) of the block down once the compute streams reach `after`, straight
+    // into their host buffers when registered, else through the staging windows; each tile is
+    // handed to its owner as soon as its values are in.
     void send_c_down(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, std::size_t until,
                      const std::vector<cuda::Event>& after) {
         if (until <= d.c_sent) return;
+        hand_over_c(d, b, false);
         cudaStream_t down = d.down->get();
         for (const auto& e : after) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(down, e.get(), 0));
-        const TileShape& cs = plan_.product.c_shape;
-        const std::size_t from = d.c_sent;
-        const size_type base = bs.c_offset[from];
+        const TileShape& shape = plan_.product.c_shape;
+        CBatch straight;
+        auto staged = std::make_shared<std::vector<std::size_t>>();
         std::vector<PackedTile> packed;
-        for (std::size_t s = from; s < until; ++s) {
+        for (std::size_t s = d.c_sent; s < until; ++s) {
             const size_type pos = b.c_tiles[s];
-            packed.push_back({bs.c_offset[s] - base, p_.m_tiling.size(cs.row_of(pos)) * p_.n_tiling.size(cs.col_idx()[pos])});
+            const size_type values = p_.m_tiling.size(shape.row_of(pos)) * p_.n_tiling.size(shape.col_idx()[pos]);
+            d.c_tiles[s].resize(static_cast<std::size_t>(values));
+            if (direct(d.c_tiles[s].data())) {
+                cuda::copy_to_host(d.c_tiles[s].data(), d.block_buf.data() + bs.c_offset[s],
+                                   std::size_t(values) * sizeof(T), down);
+                straight.tiles.push_back(s);
+            } else {
+                staged->push_back(s);
+                packed.push_back({bs.c_offset[s], values});
+                r_.c_unpacked_bytes += values * size_type(sizeof(T));
+            }
         }
-        // Whole tiles as laid out (each rounded up to tile_alignment): a block's C goes down once.
-        const size_type values = (until < b.c_tiles.size() ? bs.c_offset[until] : bs.end) - base;
-        d.down_ring->download(
-            d.block_buf.data() + base, values, std::move(packed),
-            [&d, from](std::size_t x, size_type values) {
-                d.c_tiles[from + x].resize(static_cast<std::size_t>(values));
-                return d.c_tiles[from + x].data();
-            },
-            [&d, from, &b, this](std::size_t x) { ex_.deliver_c(b.c_tiles[from + x], std::move(d.c_tiles[from + x])); },
-            down);
+        if (!straight.tiles.empty()) {
+            TESSEL_CUDA_CHECK(cudaEventRecord(straight.done.get(), down));
+            d.c_batches.push_back(std::move(straight));
+        }
+        if (!packed.empty()) {
+            // The windows from the first staged tile to the last, each tile whole as laid out.
+            const std::size_t last = staged->back() + 1;
+            const size_type base = packed.front().offset;
+            const size_type end = last < b.c_tiles.size() ? bs.c_offset[last] : bs.end;
+            for (auto& pt : packed) pt.offset -= base;
+            d.down_ring->download(
+                d.block_buf.data() + base, end - base, std::move(packed),
+                [&d, staged](std::size_t x, size_type) { return d.c_tiles[(*staged)[x]].data(); },
+                [&d, staged, &b, this](std::size_t x) {
+                    ex_.deliver_c(b.c_tiles[(*staged)[x]], std::move(d.c_tiles[(*staged)[x]]));
+                },
+                down);
+        }
         d.c_sent = until;
+    }
+
+    // The straight C copies that have arrived handed to their owners (`wait`: all of them).
+    void hand_over_c(Device<T>& d, const BlockPlan& b, bool wait) {
+        while (!d.c_batches.empty()) {
+            CBatch& batch = d.c_batches.front();
+            if (wait)
+                wait_if_pending(batch.done);
+            else if (cudaEventQuery(batch.done.get()) != cudaSuccess)
+                return;
+            for (std::size_t s : batch.tiles) ex_.deliver_c(b.c_tiles[s], std::move(d.c_tiles[s]));
+            d.c_batches.pop_front();
+        }
     }
 
     // The rest of the block's C down (all of it when the block has no chunks), every window
@@ -394,8 +513,8 @@ private:
         send_c_down(d, b, bs, b.c_tiles.size(), d.block_end);
         TESSEL_CUDA_CHECK(cudaEventRecord(d.c_down->get(), d.down->get()));
         d.down_ring->finish();
+        hand_over_c(d, b, true);
         r_.d2h_bytes += b.c_bytes;
-        r_.c_unpacked_bytes += b.c_bytes;
         ++r_.blocks;
     }
 
@@ -406,6 +525,7 @@ private:
     TileExchange<T>& ex_;
     ExecutionResult& r_;
     size_type part_bytes_;
+    bool register_;  // host tile buffers registered with the device, copied straight
     const GeneratedTiles* generated_;  // B's values as a function of coordinates: made on the device
     std::vector<std::unique_ptr<Device<T>>> devices_;
 };
@@ -420,10 +540,12 @@ ExecutionResult execute_cuda(const Problem& p, const Plan& plan, TileStore<T>& a
     TileExchange<T> ex(p, plan, o.rank, o.comm, a, c_owned);
     ex.start();
     bool b_on_device = dynamic_cast<const GeneratedTiles*>(p.values.get()) != nullptr;
+    const char* no_register = std::getenv("TESSEL_ABCD_HOST_REGISTER");
+    const bool register_tiles = o.register_host_tiles && !(no_register && std::string(no_register) == "0");
     const bool run_resident = o.rank < plan.grid.size() && plan.processes[o.rank].a_resident;
     if (o.rank < plan.grid.size() && !plan.processes[o.rank].blocks.empty()) {
         Timer setup;
-        CudaRun<T> run(p, plan, a, ex, r, o.rank, o.first_device, o.cuda_part_bytes);
+        CudaRun<T> run(p, plan, a, ex, r, o.rank, o.first_device, o.cuda_part_bytes, register_tiles);
         r.device_setup_seconds = setup.seconds();
         run.run();
     }
@@ -433,8 +555,13 @@ ExecutionResult execute_cuda(const Problem& p, const Plan& plan, TileStore<T>& a
                 " and " + gemm + "Batched by tile shape (" + std::to_string(r.calls) + " calls for " +
                 std::to_string(r.gemms) + " GEMMs) on " + std::to_string(streams_per_device) +
                 " streams per device; A " +
-                (run_resident ? "kept on the device (each tile up once)" : "packed once into pinned memory, chunks copied from there") +
-                "; C down once through pinned staging";
+                (run_resident ? "kept on the device (each tile up once)" : "copied chunk by chunk") + "; C down once; " +
+                (register_tiles ? "A and C tiles copied straight from and to their registered host buffers ("
+                                      + std::to_string(r.registered_bytes >> 20) + " MiB registered in " +
+                                      std::to_string(r.register_seconds) + " s, " +
+                                      std::to_string((r.a_packed_bytes + r.c_unpacked_bytes) >> 20) +
+                                      " MiB through pinned staging)"
+                                : "A and C through pinned staging (host registration off)");
     const auto& cnt = ex.counters();
     r.a_sent_bytes = cnt.a_sent();
     r.a_received_bytes = cnt.a_received();

@@ -25,6 +25,10 @@ struct ExecutorOptions {
     size_type cuda_part_bytes = size_type(64) << 20;
     /// cpu: GEMM tasks smaller than this many columns are not split further.
     size_type min_split_columns = 64;
+    /// cuda: register the host buffers of A and C tiles with the device (cudaHostRegister, once
+    /// per cached buffer) and copy them straight from and to the device; off (or
+    /// TESSEL_ABCD_HOST_REGISTER=0): every tile goes through the pinned staging windows.
+    bool register_host_tiles = true;
     bool verbose = false;
 };
 
@@ -42,8 +46,13 @@ struct ExecutionResult {
     size_type h2d_bytes = 0, d2h_bytes = 0;  ///< host <-> device (cpu: what a device would move)
     /// cuda: bytes of A tiles the host copied into pinned memory, of C tiles it copied out of it,
     /// and the host seconds those copies (and B's from a file) took, waits for the device excluded.
+    /// Tiles whose host buffers are registered with the device are not copied by the host.
     size_type a_packed_bytes = 0, c_unpacked_bytes = 0;
     double host_copy_seconds = 0;
+    /// cuda: host tile buffers registered with the device in this run (buffers registered in an
+    /// earlier run stay so while cached, and cost nothing here), and the seconds that took.
+    size_type registered_bytes = 0;
+    double register_seconds = 0;
     size_type a_sent_bytes = 0, a_received_bytes = 0, c_sent_bytes = 0, c_received_bytes = 0;
 };
 

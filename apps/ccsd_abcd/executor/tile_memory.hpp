@@ -1,15 +1,20 @@
 // A process-wide cache of large tile buffers: making B and C tiles block after block (and run
 // after run, as CCSD iterates) reuses memory instead of paying first-touch page faults again,
-// which cost about 0.7 ms per MiB on a virtual machine.
+// which cost about 0.7 ms per MiB on a virtual machine. The cuda executor registers cached
+// buffers with the device (pin below) so that tiles are copied straight from and to them: a
+// buffer stays registered while it is cached, and is unregistered before it is freed.
 #pragma once
 
 #include <cstddef>
 
 namespace tessel::abcd::tile_memory {
 
-/// Buffers of at least this many bytes go through the cache; smaller ones are plain
-/// 64-byte-aligned operator new.
+/// Buffers of at least this many bytes go through the cache (by default; set_cached_from);
+/// smaller ones are plain 64-byte-aligned operator new.
 inline constexpr std::size_t cached_from = std::size_t(1) << 20;
+/// Changes that threshold for buffers allocated from now on (tests: small tiles cached, so
+/// that they can be pinned). Buffers already out are given back correctly either way.
+void set_cached_from(std::size_t bytes);
 
 /// A 64-byte-aligned buffer of `bytes`: the smallest cached buffer that holds it and wastes at
 /// most a quarter, else a new one. Thread-safe. Throws std::bad_alloc.
@@ -23,5 +28,18 @@ void set_limit(std::size_t bytes);
 std::size_t cached_bytes();
 /// Frees every kept buffer.
 void trim();
+
+/// How a buffer is registered with a device and unregistered (cudaHostRegister and its
+/// inverse, given by the cuda executor: this file needs no CUDA).
+struct Pinning {
+    bool (*pin)(void* p, std::size_t bytes) = nullptr;  ///< false: refused
+    void (*unpin)(void* p) = nullptr;
+};
+enum class PinResult { already, now, refused };
+/// Registers the cached buffer that starts at `p` with `how`, once: it stays registered until
+/// it is freed (`how.unpin` then). `refused` when p does not start a cached buffer or
+/// registering failed (a buffer refused once is not tried again while cached); `now` sets
+/// `bytes` to the bytes registered (the buffer's capacity). Thread-safe.
+PinResult pin(const void* p, const Pinning& how, std::size_t& bytes);
 
 }  // namespace tessel::abcd::tile_memory

@@ -25,6 +25,8 @@ enum cudaError {
     cudaErrorIllegalAddress = 700,
     cudaErrorLaunchOutOfResources = 701,
     cudaErrorAssert = 710,
+    cudaErrorHostMemoryAlreadyRegistered = 712,
+    cudaErrorHostMemoryNotRegistered = 713,
     cudaErrorLaunchFailure = 719,
 };
 typedef enum cudaError cudaError_t;
@@ -35,6 +37,13 @@ enum cudaMemcpyKind {
     cudaMemcpyDeviceToHost = 2,
     cudaMemcpyDeviceToDevice = 3,
     cudaMemcpyDefault = 4,
+};
+
+/// Flags of cudaHostRegister (accepted, not simulated: every registered range is portable).
+enum {
+    cudaHostRegisterDefault = 0x00,
+    cudaHostRegisterPortable = 0x01,
+    cudaHostRegisterMapped = 0x02,
 };
 
 enum cudaDeviceAttr {
@@ -120,6 +129,8 @@ cudaError_t cudaMallocAsync(void** ptr, std::size_t bytes, cudaStream_t stream);
 cudaError_t cudaFreeAsync(void* ptr, cudaStream_t stream);
 cudaError_t cudaMallocHost(void** ptr, std::size_t bytes);
 cudaError_t cudaFreeHost(void* ptr);
+cudaError_t cudaHostRegister(void* ptr, std::size_t bytes, unsigned int flags);
+cudaError_t cudaHostUnregister(void* ptr);
 template <typename T>
 cudaError_t cudaMalloc(T** ptr, std::size_t bytes) {
     return cudaMalloc(reinterpret_cast<void**>(ptr), bytes);

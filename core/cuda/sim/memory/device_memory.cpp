@@ -20,6 +20,7 @@ struct Allocation {
     MemoryKind kind;
     bool ordered = true;          // false until a cudaMallocAsync's stream reaches it
     bool free_requested = false;  // cudaFreeAsync called
+    bool registered = false;      // the caller's host memory (cudaHostRegister), not freed here
 };
 
 std::mutex registry_mutex;
@@ -110,7 +111,7 @@ bool release(void* p, MemoryKind kind) {
     {
         std::lock_guard lock(registry_mutex);
         auto it = registry().find(static_cast<unsigned char*>(p));
-        if (it == registry().end() || it->second.kind != kind) return false;
+        if (it == registry().end() || it->second.kind != kind || it->second.registered) return false;
         if (kind == MemoryKind::device) used_bytes -= it->second.bytes;
         registry().erase(it);
     }
@@ -166,6 +167,25 @@ std::string stream_order_problem(const void* p, bool running) {
         return "device memory used before its stream-ordered allocation (cudaMallocAsync) is ordered before the use "
                "(its stream has not reached it: wait for an event recorded after the allocation)";
     return {};
+bool register_host(void* p, std::size_t bytes) {
+    const auto* q = static_cast<const unsigned char*>(p);
+    std::lock_guard lock(registry_mutex);
+    auto next = registry().lower_bound(q);
+    if (next != registry().end() && next->first < q + bytes) return false;
+    if (next != registry().begin()) {
+        const auto prev = std::prev(next);
+        if (prev->first + prev->second.bytes > q) return false;
+    }
+    registry()[q] = Allocation{.bytes = bytes, .kind = MemoryKind::pinned, .registered = true};
+    return true;
+}
+
+bool unregister_host(void* p) {
+    std::lock_guard lock(registry_mutex);
+    auto it = registry().find(static_cast<unsigned char*>(p));
+    if (it == registry().end() || !it->second.registered) return false;
+    registry().erase(it);
+    return true;
 }
 
 }  // namespace tessel::sim

@@ -19,8 +19,14 @@ MemoryKind memory_kind(const void* p, std::size_t bytes, std::string& problem);
 /// a stream-ordered allocation (cudaMallocAsync), not usable by work that runs before
 /// mark_ordered() (its stream reaching the allocation).
 void* allocate(std::size_t bytes, MemoryKind kind, bool ordered = true);
-/// Frees an allocation of `kind`; false when `p` is not the start of one.
+/// Frees an allocation of `kind`; false when `p` is not the start of one (or is host memory
+/// registered below, which stays the caller's).
 bool release(void* p, MemoryKind kind);
+/// cudaHostRegister: the caller's host memory p .. p+bytes counts as pinned until
+/// unregister_host(p); false when it overlaps memory known here.
+bool register_host(void* p, std::size_t bytes);
+/// Undoes register_host; false when `p` does not start a registered range.
+bool unregister_host(void* p);
 
 /// Stream-ordered allocation and free (cudaMallocAsync, cudaFreeAsync): the allocation's stream
 /// has reached it; cudaFreeAsync was called (work enqueued from now on may not use it; false

@@ -56,6 +56,8 @@ const char* cudaGetErrorName(cudaError_t error) {
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
     case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
     case cudaErrorAssert: return "cudaErrorAssert";
+    case cudaErrorHostMemoryAlreadyRegistered: return "cudaErrorHostMemoryAlreadyRegistered";
+    case cudaErrorHostMemoryNotRegistered: return "cudaErrorHostMemoryNotRegistered";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
     }
     return "cudaErrorUnknown";
@@ -78,6 +80,8 @@ const char* cudaGetErrorString(cudaError_t error) {
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
     case cudaErrorAssert: return "device-side assert triggered";
+    case cudaErrorHostMemoryAlreadyRegistered: return "part or all of the requested memory range is already mapped";
+    case cudaErrorHostMemoryNotRegistered: return "pointer does not correspond to a registered memory region";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
     }
     return "unknown error";

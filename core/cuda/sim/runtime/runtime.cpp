@@ -221,6 +221,20 @@ cudaError_t cudaFreeHost(void* ptr) {
     return cudaSuccess;
 }
 
+cudaError_t cudaHostRegister(void* ptr, std::size_t bytes, unsigned int /*flags*/) {
+    if (ptr == nullptr || bytes == 0) return fail(cudaErrorInvalidValue, "cudaHostRegister: null pointer or no bytes");
+    if (!tessel::sim::register_host(ptr, bytes))
+        return fail(cudaErrorHostMemoryAlreadyRegistered, "cudaHostRegister: the range overlaps pinned, registered or device memory");
+    return cudaSuccess;
+}
+
+cudaError_t cudaHostUnregister(void* ptr) {
+    tessel::sim::drain_all();  // queued copies may still read or write it
+    if (!tessel::sim::unregister_host(ptr))
+        return fail(cudaErrorHostMemoryNotRegistered, "cudaHostUnregister: not the start of a registered range");
+    return cudaSuccess;
+}
+
 namespace {
 
 // The work of an asynchronous copy, queued on `stream`: pageable sources are copied now (the
