@@ -3,9 +3,11 @@
 // source only the host has, and the host-device traffic of the blocks: A up, C down, never B.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <cstring>
 
 #include "abcd_test_util.hpp"
+#include "apps/ccsd_abcd/executor/tile_memory.hpp"
 #include "apps/ccsd_abcd/executor/cuda_schedule.hpp"
 #include "apps/ccsd_abcd/problem/synthetic_generator.hpp"
 #include "apps/ccsd_abcd/problem/tile_values.hpp"
@@ -61,13 +63,15 @@ size_type several_blocks(const Problem& p) {
 }
 
 // cuda: A in parts of a few tiles, so that GEMMs and copies of parts and C interleave.
-Run run(const Problem& p, size_type budget, Backend backend, size_type part_bytes = size_type(64) << 10) {
+Run run(const Problem& p, size_type budget, Backend backend, size_type part_bytes = size_type(64) << 10,
+        bool register_host_tiles = true) {
     Run r;
     r.plan = inspect(p, test::one_process(budget));
     auto a = make_local_a<double>(p, r.plan.grid, 0);
     ExecutorOptions eo;
     eo.backend = backend;
     eo.cuda_part_bytes = part_bytes;
+    eo.register_host_tiles = register_host_tiles;
     r.result = execute<double>(p, r.plan, a, r.c, eo);
     return r;
 }
@@ -92,6 +96,8 @@ std::int64_t laid_out(size_type values) { return (values + tile_alignment - 1) /
 // laid out and as held; and A chunk by chunk (every chunk of every block).
 struct Expected {
     std::int64_t a_once = 0, a_held = 0, a_chunks = 0, c_once = 0, c_held = 0;
+    std::int64_t a_chunks_held = 0;                  // A chunk by chunk, as held
+    std::int64_t a_tiles = 0, a_chunk_tiles = 0, c_tiles = 0;  // tiles: A once, A per chunk, C
 };
 Expected expected_bytes(const Problem& p, const Plan& plan) {
     const ProcessPlan& pp = plan.processes[0];
@@ -101,14 +107,20 @@ Expected expected_bytes(const Problem& p, const Plan& plan) {
     for (size_type pos : pp.a_needed) {
         e.a_once += laid_out(a_values(pos));
         e.a_held += a_values(pos) * 8;
+        ++e.a_tiles;
     }
     for (const auto& b : pp.blocks)
         for (const auto& ch : b.chunks)
-            for (size_type pos : ch.a_tiles) e.a_chunks += laid_out(a_values(pos));
+            for (size_type pos : ch.a_tiles) {
+                e.a_chunks += laid_out(a_values(pos));
+                e.a_chunks_held += a_values(pos) * 8;
+                ++e.a_chunk_tiles;
+            }
     for (size_type pos = 0; pos < cs.nnz(); ++pos) {  // one process: it computes every tile of C
         const size_type v = p.m_tiling.size(cs.row_of(pos)) * p.n_tiling.size(cs.col_idx()[pos]);
         e.c_once += laid_out(v);
         e.c_held += v * 8;
+        ++e.c_tiles;
     }
     return e;
 }
@@ -271,4 +283,93 @@ TEST_CASE("the blocks copy A up once when it fits the budget, else chunk by chun
     REQUIRE(one_block_h2d.size() == 4);
     CHECK(one_block_h2d[0] == one_block_h2d[1]);
     CHECK(one_block_h2d[2] == one_block_h2d[3]);
+}
+
+// Tiles of any size from the tile cache (so that their buffers can be registered), for a scope.
+struct AllTilesCached {
+    AllTilesCached() { tile_memory::set_cached_from(0); }
+    ~AllTilesCached() { tile_memory::set_cached_from(tile_memory::cached_from); }
+};
+
+TEST_CASE("registered host tiles go straight to and from the device: no host packing, same C, one copy per tile",
+          "[abcd][cuda]") {
+    if (no_device()) return;
+    AllTilesCached cached;
+    size_type registered = 0;
+    for (const auto& [lo, hi] : {std::pair<size_type, size_type>{24, 70}, {16, 16}}) {
+        const Problem p = synthetic(0.4, lo, hi);
+        const Budgets b = budgets(p);
+        for (size_type budget : {size_type(1) << 30, b.resident, b.smallest}) {
+            INFO("tiles " << lo << ".." << hi << ", budget " << budget);
+            device_traffic::reset();
+            const Run staged = run(p, budget, Backend::cuda, size_type(64) << 10, false);
+            const auto old = device_traffic::counts(device_traffic::Phase::steady);
+            device_traffic::reset();
+            const Run gpu = run(p, budget, Backend::cuda);
+            const auto steady = device_traffic::counts(device_traffic::Phase::steady);
+            const ProcessPlan& pp = gpu.plan.processes[0];
+            const Expected e = expected_bytes(p, gpu.plan);
+            // Registration off: every tile through the pinned staging, as before.
+            CHECK(staged.result.a_packed_bytes == e.a_held);
+            CHECK(staged.result.c_unpacked_bytes == e.c_held);
+            CHECK(staged.result.registered_bytes == 0);
+            CHECK(old.h2d_bytes == (pp.a_resident ? e.a_once : e.a_chunks));
+            CHECK(old.d2h_bytes == e.c_once);
+            // On: nothing through the host's hands; A once (or per chunk) and C once, each tile
+            // one copy of its own bytes (no layout padding), all of them pinned.
+            CHECK(gpu.result.a_packed_bytes == 0);
+            CHECK(gpu.result.c_unpacked_bytes == 0);
+            CHECK(steady.h2d_bytes == (pp.a_resident ? e.a_held : e.a_chunks_held));
+            CHECK(steady.d2h_bytes == e.c_held);
+            CHECK(steady.copies == (pp.a_resident ? e.a_tiles : e.a_chunk_tiles) + e.c_tiles);
+            CHECK(steady.pageable_copies == 0);
+            CHECK(gpu.result.h2d_bytes == staged.result.h2d_bytes);
+            CHECK(gpu.result.d2h_bytes == staged.result.d2h_bytes);
+            registered += gpu.result.registered_bytes;
+            const Run cpu = run(p, budget, Backend::cpu);
+            check_same_c(gpu, cpu);
+            check_same_c(staged, cpu);
+        }
+    }
+    CHECK(registered > 0);
+    // The environment turns it off too.
+    const Problem p = synthetic(0.4, 24, 70);
+    setenv("TESSEL_ABCD_HOST_REGISTER", "0", 1);
+    const Run off = run(p, size_type(1) << 30, Backend::cuda);
+    unsetenv("TESSEL_ABCD_HOST_REGISTER");
+    CHECK(off.result.c_unpacked_bytes == expected_bytes(p, off.plan).c_held);
+}
+
+TEST_CASE("a cached buffer is registered once and unregistered before it is freed", "[abcd][cuda]") {
+    if (no_device()) return;
+    tile_memory::trim();
+    const std::size_t bytes = std::size_t(3) << 20;
+    void* p = tile_memory::allocate(bytes);
+    int pins = 0;
+    static int unpins = 0;
+    unpins = 0;
+    const tile_memory::Pinning how{[](void* q, std::size_t n) {
+                                       device_traffic::register_pinned(q, std::int64_t(n));
+                                       return true;
+                                   },
+                                   [](void* q) {
+                                       device_traffic::unregister_pinned(q);
+                                       ++unpins;
+                                   }};
+    std::size_t registered = 0;
+    CHECK(tile_memory::pin(p, how, registered) == tile_memory::PinResult::now);
+    CHECK(registered >= bytes);
+    ++pins;
+    tile_memory::release(p, bytes);
+    void* again = tile_memory::allocate(bytes);  // the same buffer, still registered
+    REQUIRE(again == p);
+    CHECK(tile_memory::pin(again, how, registered) == tile_memory::PinResult::already);
+    CHECK(device_traffic::is_pinned(again));
+    std::vector<char> not_cached(16);
+    CHECK(tile_memory::pin(not_cached.data(), how, registered) == tile_memory::PinResult::refused);
+    tile_memory::release(again, bytes);
+    CHECK(unpins == 0);
+    tile_memory::trim();
+    CHECK(unpins == pins);
+    CHECK_FALSE(device_traffic::is_pinned(p));
 }
