@@ -340,6 +340,36 @@ TEST_CASE("registered host tiles go straight to and from the device: no host pac
     CHECK(off.result.c_unpacked_bytes == expected_bytes(p, off.plan).c_held);
 }
 
+TEST_CASE("tiles too small to be registered go through the staging, the others straight: same C", "[abcd][cuda]") {
+    if (no_device()) return;
+    const std::size_t from = 16 << 10;  // tiles of 24..70 squared: 4.6 to 39 KiB, some each way
+    tile_memory::set_cached_from(from);
+    const Problem p = synthetic(0.4, 24, 70);
+    const Budgets b = budgets(p);
+    for (size_type budget : {size_type(1) << 30, b.resident, b.smallest}) {
+        INFO("budget " << budget);
+        device_traffic::reset();
+        const Run gpu = run(p, budget, Backend::cuda);
+        const auto steady = device_traffic::counts(device_traffic::Phase::steady);
+        std::int64_t a_small = 0, c_small = 0;
+        for (size_type pos : gpu.plan.processes[0].a_needed) {
+            const auto bytes = p.m_tiling.size(p.a_shape.row_of(pos)) * p.k_tiling.size(p.a_shape.col_idx()[pos]) * 8;
+            if (std::size_t(bytes) < from) a_small += bytes;
+        }
+        for (const auto& tile : gpu.c)
+            if (tile.size() * 8 < from) c_small += std::int64_t(tile.size() * 8);
+        REQUIRE((a_small > 0 && c_small > 0));
+        CHECK(gpu.result.a_packed_bytes == a_small);
+        CHECK(gpu.result.c_unpacked_bytes == c_small);
+        const Expected e = expected_bytes(p, gpu.plan);
+        CHECK(steady.d2h_bytes >= e.c_held);  // C once: staged runs whole as laid out, no more
+        CHECK(steady.d2h_bytes <= e.c_once);
+        CHECK(steady.pageable_copies == 0);
+        check_same_c(gpu, run(p, budget, Backend::cpu));
+    }
+    tile_memory::set_cached_from(tile_memory::cached_from);
+}
+
 TEST_CASE("a cached buffer is registered once and unregistered before it is freed", "[abcd][cuda]") {
     if (no_device()) return;
     tile_memory::trim();

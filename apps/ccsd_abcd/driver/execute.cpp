@@ -112,6 +112,8 @@ ExecutedStep<T> generate_a_and_execute(const Args& a, const Problem& problem, co
                                        const DgemmReference& dgemm, PhaseTimes& phases, MPI_Comm comm, bool say) {
     const int rank = rank_of(comm);
     Timer t;
+    // cuda: A's and C's tiles from the cache, which registers them with the device.
+    if (setup.backend == Backend::cuda) tile_memory::set_cached_from(tile_memory::device_cached_from);
     TileStore<T> a_tiles = collective(comm, [&] { return make_local_a<T>(problem, plan.grid, rank); });
     phases.add("generate_a", t.seconds());
     ExecutedStep<T> step{run_executor<T>(a, problem, plan, a_tiles, setup, comm), {}};

@@ -345,29 +345,33 @@ private:
     // part has none (the device has them all).
     bool upload_fresh(Device<T>& d, const ChunkPlan& ch, const ChunkSchedule& cs, const ChunkPart& part) {
         if (part.fresh.empty()) return false;
-        std::vector<std::size_t> straight, staged;  // tiles of the chunk
+        std::vector<std::size_t> straight, staged;  // tiles of the chunk; staged: the current run
         std::vector<PackedTile> packed;
-        size_type staged_end = 0;  // the layout up to the next fresh tile (padding included)
-        for (std::size_t f = 0; f < part.fresh.size(); ++f) {
-            const std::size_t t = cs.order[part.fresh[f]];
+        // A run of consecutive staged tiles through the windows, up to `hi` (padding included).
+        auto flush = [&](size_type hi) {
+            if (packed.empty()) return;
+            const size_type lo = packed.front().offset;
+            for (auto& pt : packed) pt.offset -= lo;
+            d.up_ring->upload(d.a_buf.data() + lo, hi - lo, packed,
+                              [&](std::size_t x) { return a_[ch.a_tiles[staged[x]]].data(); }, d.up->get());
+            packed.clear();
+            staged.clear();
+        };
+        for (std::size_t x : part.fresh) {
+            const std::size_t t = cs.order[x];
             const TileBuffer<T>& tile = a_[ch.a_tiles[t]];
             const auto bytes = static_cast<size_type>(tile.size() * sizeof(T));
             r_.h2d_bytes += bytes;
             if (direct(tile.data())) {
+                flush(cs.a_layout[t]);
                 straight.push_back(t);
                 continue;
             }
             staged.push_back(t);
             packed.push_back({cs.a_layout[t], static_cast<size_type>(tile.size())});
-            staged_end = f + 1 < part.fresh.size() ? cs.a_layout[cs.order[part.fresh[f + 1]]] : part.fresh_end;
             r_.a_packed_bytes += bytes;
         }
-        if (!packed.empty()) {  // the windows from the first staged tile to the last
-            const size_type lo = packed.front().offset, hi = staged_end;
-            for (auto& pt : packed) pt.offset -= lo;
-            d.up_ring->upload(d.a_buf.data() + lo, hi - lo, packed,
-                              [&](std::size_t x) { return a_[ch.a_tiles[staged[x]]].data(); }, d.up->get());
-        }
+        flush(part.fresh_end);
         // After the windows, which write the gaps between their tiles (same stream: in order).
         for (std::size_t t : straight) {
             const TileBuffer<T>& tile = a_[ch.a_tiles[t]];
@@ -455,39 +459,43 @@ private:
         for (const auto& e : after) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(down, e.get(), 0));
         const TileShape& shape = plan_.product.c_shape;
         CBatch straight;
-        auto staged = std::make_shared<std::vector<std::size_t>>();
+        std::vector<std::size_t> staged;  // the current run of tiles through the windows
         std::vector<PackedTile> packed;
+        // A run of consecutive staged tiles, each whole as laid out, down to the offset `end`.
+        auto flush = [&](size_type end) {
+            if (packed.empty()) return;
+            const size_type base = packed.front().offset;
+            for (auto& pt : packed) pt.offset -= base;
+            auto tiles = std::make_shared<std::vector<std::size_t>>(std::move(staged));
+            d.down_ring->download(
+                d.block_buf.data() + base, end - base, std::move(packed),
+                [&d, tiles](std::size_t x, size_type) { return d.c_tiles[(*tiles)[x]].data(); },
+                [&d, tiles, &b, this](std::size_t x) {
+                    ex_.deliver_c(b.c_tiles[(*tiles)[x]], std::move(d.c_tiles[(*tiles)[x]]));
+                },
+                down);
+            packed.clear();
+            staged.clear();
+        };
         for (std::size_t s = d.c_sent; s < until; ++s) {
             const size_type pos = b.c_tiles[s];
             const size_type values = p_.m_tiling.size(shape.row_of(pos)) * p_.n_tiling.size(shape.col_idx()[pos]);
             d.c_tiles[s].resize(static_cast<std::size_t>(values));
             if (direct(d.c_tiles[s].data())) {
+                flush(bs.c_offset[s]);
                 cuda::copy_to_host(d.c_tiles[s].data(), d.block_buf.data() + bs.c_offset[s],
                                    std::size_t(values) * sizeof(T), down);
                 straight.tiles.push_back(s);
             } else {
-                staged->push_back(s);
+                staged.push_back(s);
                 packed.push_back({bs.c_offset[s], values});
                 r_.c_unpacked_bytes += values * size_type(sizeof(T));
             }
         }
+        flush(until < b.c_tiles.size() ? bs.c_offset[until] : bs.end);
         if (!straight.tiles.empty()) {
             TESSEL_CUDA_CHECK(cudaEventRecord(straight.done.get(), down));
             d.c_batches.push_back(std::move(straight));
-        }
-        if (!packed.empty()) {
-            // The windows from the first staged tile to the last, each tile whole as laid out.
-            const std::size_t last = staged->back() + 1;
-            const size_type base = packed.front().offset;
-            const size_type end = last < b.c_tiles.size() ? bs.c_offset[last] : bs.end;
-            for (auto& pt : packed) pt.offset -= base;
-            d.down_ring->download(
-                d.block_buf.data() + base, end - base, std::move(packed),
-                [&d, staged](std::size_t x, size_type) { return d.c_tiles[(*staged)[x]].data(); },
-                [&d, staged, &b, this](std::size_t x) {
-                    ex_.deliver_c(b.c_tiles[(*staged)[x]], std::move(d.c_tiles[(*staged)[x]]));
-                },
-                down);
         }
         d.c_sent = until;
     }

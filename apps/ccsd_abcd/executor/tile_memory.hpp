@@ -15,6 +15,10 @@ inline constexpr std::size_t cached_from = std::size_t(1) << 20;
 /// Changes that threshold for buffers allocated from now on (tests: small tiles cached, so
 /// that they can be pinned). Buffers already out are given back correctly either way.
 void set_cached_from(std::size_t bytes);
+/// The threshold when the cuda executor runs: tiles of 64 KiB (90 x 90 doubles) and more come
+/// page-aligned from the cache, so that they can be registered and copied without staging
+/// (at most a page of padding each).
+inline constexpr std::size_t device_cached_from = std::size_t(64) << 10;
 
 /// A 64-byte-aligned buffer of `bytes`: the smallest cached buffer that holds it and wastes at
 /// most a quarter, else a new one. Thread-safe. Throws std::bad_alloc.
