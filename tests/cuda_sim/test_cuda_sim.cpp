@@ -176,6 +176,7 @@ TEST_CASE("stream-ordered memory is not usable after its stream-ordered free", "
     CHECK(cudaFreeAsync(p, nullptr) == cudaSuccess);
     CHECK(cudaFreeAsync(p, nullptr) == cudaErrorInvalidValue);
     CHECK(cudaStreamSynchronize(nullptr) == cudaSuccess);
+    (void)cudaGetLastError();
 }
 
 TEST_CASE("registered host memory is pinned until unregistered: copies from it run in stream order", "[cuda][sim]") {
