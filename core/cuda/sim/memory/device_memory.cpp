@@ -167,6 +167,8 @@ std::string stream_order_problem(const void* p, bool running) {
         return "device memory used before its stream-ordered allocation (cudaMallocAsync) is ordered before the use "
                "(its stream has not reached it: wait for an event recorded after the allocation)";
     return {};
+}
+
 bool register_host(void* p, std::size_t bytes) {
     const auto* q = static_cast<const unsigned char*>(p);
     std::lock_guard lock(registry_mutex);
