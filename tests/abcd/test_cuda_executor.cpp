@@ -291,7 +291,7 @@ struct AllTilesCached {
     ~AllTilesCached() { tile_memory::set_cached_from(tile_memory::cached_from); }
 };
 
-TEST_CASE("registered host tiles go straight to and from the device: no host packing, same C, one copy per tile",
+TEST_CASE("registered host tiles go straight to and from the device with no host packing, the same C and one copy per tile",
           "[abcd][cuda]") {
     if (no_device()) return;
     AllTilesCached cached;
@@ -340,7 +340,7 @@ TEST_CASE("registered host tiles go straight to and from the device: no host pac
     CHECK(off.result.c_unpacked_bytes == expected_bytes(p, off.plan).c_held);
 }
 
-TEST_CASE("tiles too small to be registered go through the staging, the others straight: same C", "[abcd][cuda]") {
+TEST_CASE("tiles too small to be registered go through the staging and the others straight, with the same C", "[abcd][cuda]") {
     if (no_device()) return;
     const std::size_t from = 16 << 10;  // tiles of 24..70 squared: 4.6 to 39 KiB, some each way
     tile_memory::set_cached_from(from);
