@@ -56,20 +56,8 @@ constexpr int streams_per_device = 4;
 constexpr int staging_slots = 4;                              // per direction
 constexpr std::size_t staging_bytes = std::size_t(8) << 20;   // per slot
 
-// Host tile buffers registered with every device (portable) and counted as pinned copies.
-bool register_host(void* p, std::size_t bytes) {
-    if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
-        (void)cudaGetLastError();  // not sticky: the tile goes through the staging instead
-        return false;
-    }
-    device_traffic::register_pinned(p, std::int64_t(bytes));
-    return true;
-}
-void unregister_host(void* p) {
-    device_traffic::unregister_pinned(p);
-    if (cudaHostUnregister(p) != cudaSuccess) (void)cudaGetLastError();
-}
-constexpr tile_memory::Pinning host_pinning{register_host, unregister_host};
+// Host tile buffers registered with every device, counted as pinned copies (core's runtime).
+constexpr tile_memory::Pinning host_pinning{cuda::register_host_memory, cuda::unregister_host_memory};
 
 // C tiles copied straight into their host buffers: handed over once `done` is reached.
 struct CBatch {

@@ -1,5 +1,6 @@
 // Page-locked host memory (cudaMallocHost): the staging buffers between device memory and MPI,
-// so that copies run asynchronously and at full PCIe/NVLink speed.
+// so that copies run asynchronously and at full PCIe/NVLink speed; and host memory allocated
+// elsewhere registered with the device (cudaHostRegister) for the same copies.
 #pragma once
 
 #if !defined(TESSEL_HAVE_CUDA)
@@ -8,6 +9,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <utility>
 
 #include "core/cuda/runtime/cuda_check.hpp"
@@ -63,5 +65,23 @@ private:
     T* data_ = nullptr;
     size_type capacity_ = 0;
 };
+
+/// Page-locks `bytes` of host memory at `data` for every device (portable) and counts copies
+/// from and to it as pinned (device_traffic). False, with no error left behind, when the
+/// runtime refuses: the caller then copies through staging instead.
+inline bool register_host_memory(void* data, std::size_t bytes) {
+    if (cudaHostRegister(data, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+        (void)cudaGetLastError();  // not sticky
+        return false;
+    }
+    device_traffic::register_pinned(data, std::int64_t(bytes));
+    return true;
+}
+
+/// Undoes register_host_memory (never throws: called before the memory is freed).
+inline void unregister_host_memory(void* data) {
+    device_traffic::unregister_pinned(data);
+    if (cudaHostUnregister(data) != cudaSuccess) (void)cudaGetLastError();
+}
 
 }  // namespace tessel::cuda
