@@ -65,7 +65,7 @@ int run_typed(const Args& a, MPI_Comm comm) {
     const auto [run, totals] = generate_a_and_execute<T>(a, problem, plan, setup, dgemm, phases, comm, say);
 
     const CheckedResult checked = verify_and_write<T>(a, problem, plan, run.c_owned, totals.flops, comm, say);
-    record_results(metrics.json(), a, run.result, run.seconds, totals, plan, dgemm, setup.backend, checked);
+    record_results(metrics.json(), a, run, totals, plan, dgemm, setup.backend, checked);
     write_metrics(a, metrics, phases, comm, say);
     int failed = (!totals.flops_agree || checked.failed()) ? 1 : 0;
     TESSEL_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, 0, comm));

@@ -74,6 +74,11 @@ def main():
         limit = f"{100 * rate / dgemm:.0f}% of cuBLAS DGEMM 1024^3 ({dgemm:.1f})" if dgemm else ""
         add("abcd synthetic (TFLOP/s)", rate, (h or {}).get("gflops_per_second", 0.0) / 1e3, "TFLOP/s", False, limit,
             steady(g))
+        runs = g.get("repeats", [])
+        if len(runs) > 1:  # the first run registers the host buffers with the device
+            first = runs[0]
+            add("abcd synthetic, first run (s)", first["seconds"], 0.0, "s", True,
+                f"registered {first['registered_bytes'] / 2**20:.0f} MiB in {first['register_seconds']:.3f} s", "")
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())

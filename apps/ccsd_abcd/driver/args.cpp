@@ -62,6 +62,11 @@ void add_run_options(CLI::App& app, Args& a) {
     app.add_flag("--output-tiles", a.output_tiles, "With --output: write R's tiles too");
     app.add_option("--metrics", a.metrics, "Write JSON metrics to this file");
     app.add_option("--dgemm-size", a.dgemm_size, "Size of the square DGEMM timed as the reference rate (0: skip)");
+    app.add_option("--repeat", a.repeat,
+                   "Run the executor this many times on the same A tiles, as CCSD's iterations do (tile buffers and "
+                   "their device registration reused), and report the best")
+        ->check(CLI::Range(1, 1000))
+        ->capture_default_str();
     app.add_flag("--plan-only", a.plan_only, "Run the inspector and report the plan, no arithmetic");
 }
 

@@ -14,6 +14,7 @@
 #include "apps/ccsd_abcd/driver/mpi.hpp"
 #include "apps/ccsd_abcd/executor/tile_memory.hpp"
 #include "core/app/byte_size.hpp"
+#include "core/device_traffic.hpp"
 #include "core/error.hpp"
 #include "core/timer.hpp"
 
@@ -86,20 +87,32 @@ ExecutorRun<T> run_executor(const Args& a, const Problem& problem, const Plan& p
     eo.rank = rank;
     eo.first_device = setup.first_device;
     eo.verbose = a.verbose;
-    ExecutorRun<T> run;
-    TESSEL_MPI_CHECK(MPI_Barrier(comm));
-    Timer t;
-    try {
-        run.result = execute(problem, plan, a_tiles, run.c_owned, eo);
-    } catch (const Error& e) {
-        // Other ranks may wait for this one's messages: run_mpi_app ends the job.
-        throw std::runtime_error("rank " + std::to_string(rank) + ": " + e.message());
+    ExecutorRun<T> best;
+    for (int rep = 0; rep < std::max(1, a.repeat); ++rep) {
+        // The previous run's C goes back to the tile cache first, as an iteration's result is
+        // used up before the next: its buffers (registered with the device) serve this run.
+        best.c_owned.clear();
+        device_traffic::reset();  // this run's copies, waits and launches only
+        TESSEL_MPI_CHECK(MPI_Barrier(comm));
+        Timer t;
+        ExecutionResult result;
+        try {
+            result = execute(problem, plan, a_tiles, best.c_owned, eo);
+        } catch (const Error& e) {
+            // Other ranks may wait for this one's messages: run_mpi_app ends the job.
+            throw std::runtime_error("rank " + std::to_string(rank) + ": " + e.message());
+        }
+        TESSEL_MPI_CHECK(MPI_Barrier(comm));
+        const double seconds = max_over_ranks(t.seconds(), comm);
+        best.repeats.push_back({seconds, result.registered_bytes, result.register_seconds});
+        if (rep == 0 || seconds < best.seconds) {  // every run makes the same C: the last one's is kept
+            best.result = result;
+            best.seconds = seconds;
+            best.device_traffic = device_traffic::to_json();
+        }
     }
-    TESSEL_MPI_CHECK(MPI_Barrier(comm));
-    const double seconds = t.seconds();
-    tile_memory::trim();  // one run per process: give the kept B and C buffers back
-    run.seconds = max_over_ranks(seconds, comm);
-    return run;
+    tile_memory::trim();  // the runs are over: give the kept B and C buffers back
+    return best;
 }
 
 template ExecutorRun<double> run_executor<double>(const Args&, const Problem&, const Plan&, TileStore<double>&,
@@ -121,6 +134,11 @@ ExecutedStep<T> generate_a_and_execute(const Args& a, const Problem& problem, co
     a_tiles.clear();
     step.totals = sum_over_ranks(step.run.result, step.run.seconds, plan, comm);
     print_executor(a, step.run.result, step.totals, plan, step.run.seconds, dgemm, setup.backend, rank, say);
+    if (say && step.run.repeats.size() > 1) {
+        std::printf("repeats:");
+        for (const RepeatRecord& r : step.run.repeats) std::printf(" %.4f", r.seconds);
+        std::printf(" s (best reported)\n");
+    }
     return step;
 }
 

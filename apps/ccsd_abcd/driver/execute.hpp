@@ -4,7 +4,10 @@
 
 #include <mpi.h>
 
+#include <nlohmann/json.hpp>
+
 #include <string>
+#include <vector>
 
 #include "apps/ccsd_abcd/driver/args.hpp"
 #include "apps/ccsd_abcd/driver/setup.hpp"
@@ -32,15 +35,31 @@ struct DgemmReference {
 DgemmReference measure_dgemm_reference(const Args& a, const Problem& problem, Backend backend, int devices,
                                        MPI_Comm comm, bool say);
 
-template <typename T>
-struct ExecutorRun {
-    ExecutionResult result;  ///< this rank's
-    double seconds = 0;      ///< wall time, the most over the ranks
-    TileStore<T> c_owned;    ///< the C tiles this rank owns
+/// One executor run of --repeat: its wall time (the most over the ranks) and this rank's host
+/// buffers registered with the device in it (a later run reuses the first's).
+struct RepeatRecord {
+    double seconds = 0;
+    size_type registered_bytes = 0;
+    double register_seconds = 0;
 };
 
-/// The executor on this rank's part of `plan`, timed between barriers. An error here may leave
-/// other ranks waiting on messages, so it ends the job. Collective.
+/// What the reported executor run measured (the best of --repeat).
+struct ExecutorTiming {
+    ExecutionResult result;            ///< this rank's
+    double seconds = 0;                ///< wall time, the most over the ranks
+    std::vector<RepeatRecord> repeats; ///< every run, in order
+    nlohmann::json device_traffic;     ///< this process's host-device traffic in that run
+};
+
+template <typename T>
+struct ExecutorRun : ExecutorTiming {
+    TileStore<T> c_owned;  ///< the C tiles this rank owns
+};
+
+/// The executor on this rank's part of `plan`, timed between barriers, --repeat times on the
+/// same A tiles (the tile buffers kept between runs, as CCSD's iterations keep them): the
+/// fastest run's figures, the last run's C tiles (every run makes the same). An error here may leave other ranks waiting on messages, so it ends the
+/// job. Collective.
 template <typename T>
 ExecutorRun<T> run_executor(const Args& a, const Problem& problem, const Plan& plan, TileStore<T>& a_tiles,
                             const RunSetup& setup, MPI_Comm comm);

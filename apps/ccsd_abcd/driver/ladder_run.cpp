@@ -153,7 +153,7 @@ int run_typed(const Args& a, LadderProblem& lp, Inputs& in, MPI_Comm comm) {
     });
     phases.add("r_to_mo", t.seconds());
     if (say && !a.output.empty()) std::printf("R written to %s (dataset r)\n", a.output.c_str());
-    record_results(metrics.json(), a, run.result, run.seconds, totals, plan, dgemm, setup.backend, checked);
+    record_results(metrics.json(), a, run, totals, plan, dgemm, setup.backend, checked);
     write_metrics();
     int failed = (!totals.flops_agree || checked.failed()) ? 1 : 0;
     TESSEL_MPI_CHECK(MPI_Bcast(&failed, 1, MPI_INT, 0, comm));

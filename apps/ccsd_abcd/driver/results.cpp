@@ -5,7 +5,6 @@
 #include "apps/ccsd_abcd/driver/mpi.hpp"
 #include "apps/ccsd_abcd/results/result_file.hpp"
 #include "apps/ccsd_abcd/results/result_gather.hpp"
-#include "core/device_traffic.hpp"
 
 namespace tessel::abcd::driver {
 
@@ -56,11 +55,16 @@ template CheckedResult verify_and_write<double>(const Args&, const Problem&, con
 template CheckedResult verify_and_write<float>(const Args&, const Problem&, const Plan&, const TileStore<float>&,
                                                double, MPI_Comm, bool);
 
-void record_results(nlohmann::json& doc, const Args& a, const ExecutionResult& er, double seconds,
-                    const ExecutorTotals& s, const Plan& plan, const DgemmReference& dgemm, Backend backend,
-                    const CheckedResult& checked) {
+void record_results(nlohmann::json& doc, const Args& a, const ExecutorTiming& run, const ExecutorTotals& s,
+                    const Plan& plan, const DgemmReference& dgemm, Backend backend, const CheckedResult& checked) {
+    const ExecutionResult& er = run.result;
     doc["backend"] = er.backend;
-    doc["executor_seconds"] = seconds;
+    doc["executor_seconds"] = run.seconds;
+    doc["repeats"] = nlohmann::json::array();
+    for (const RepeatRecord& r : run.repeats)
+        doc["repeats"].push_back({{"seconds", r.seconds},
+                                  {"registered_bytes", r.registered_bytes},
+                                  {"register_seconds", r.register_seconds}});
     doc["useful_flops"] = s.flops;
     doc["inspector_flops"] = plan.product.flops;
     doc["gemms"] = s.gemms;
@@ -84,8 +88,8 @@ void record_results(nlohmann::json& doc, const Args& a, const ExecutionResult& e
     doc["fraction_of_dgemm"] = dgemm.rate > 0 ? s.rate / dgemm.rate : 0.0;
     doc["gemm_calls"] = er.calls;
     doc["device_setup_seconds"] = er.device_setup_seconds;
-    // This process's host-device copies, waits and launches; steady = the executor's blocks.
-    doc["device_traffic"] = device_traffic::to_json();
+    // This process's host-device copies, waits and launches in that run; steady = its blocks.
+    doc["device_traffic"] = run.device_traffic;
     // This process's host copies into and out of pinned memory (cuda; zero on cpu).
     doc["host_copy"] = {{"a_packed_bytes", er.a_packed_bytes},
                         {"c_unpacked_bytes", er.c_unpacked_bytes},

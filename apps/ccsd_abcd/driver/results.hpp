@@ -26,8 +26,7 @@ CheckedResult verify_and_write(const Args& a, const Problem& problem, const Plan
 
 /// The executor's results, the DGEMM reference, the bytes moved and the verification in the
 /// metrics document.
-void record_results(nlohmann::json& doc, const Args& a, const ExecutionResult& er, double seconds,
-                    const ExecutorTotals& totals, const Plan& plan, const DgemmReference& dgemm, Backend backend,
+void record_results(nlohmann::json& doc, const Args& a, const ExecutorTiming& run, const ExecutorTotals& totals, const Plan& plan, const DgemmReference& dgemm, Backend backend,
                     const CheckedResult& checked);
 
 }  // namespace tessel::abcd::driver
