@@ -68,6 +68,13 @@ def main():
         eps = rate(g)
         vs = f"{eps / rate(c):.1f}x cuSPARSE path" if rate(c) else ""
         add(f"spdnn {n} x 120 (edges/s)", eps, rate(h), "", False, vs, steady(g))
+        # Where T goes: the layers' device time, the images' (device, and the host's hand-over).
+        inf = g.get("inference", {})
+        ph = inf.get("inference_phases", {})
+        layers = ph.get("kernel", 0.0) + ph.get("compaction", 0.0)
+        add(f"spdnn {n}: T (s)", inf.get("seconds", 0.0), 0.0, "s", True,
+            f"layers {layers:.4f} s, images {ph.get('images_to_device', 0.0):.4f} s on the device, "
+            f"{ph.get('start_batch', 0.0):.4f} s host hand-over", "")
     g, h = load(out, "abcd-cuda.json"), load(out, "abcd-cpu.json")
     if g:
         rate = g.get("gflops_per_second", 0.0) / 1e3

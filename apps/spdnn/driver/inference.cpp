@@ -318,9 +318,12 @@ InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const 
     const bool count_each_layer = !engine->deferred_counts() || ranks.active() || options.verbose;
     if (ranks.active()) TESSEL_MPI_CHECK(MPI_Barrier(ranks.comm));
     Timer total;
+    double start_batch_s = 0;
     for (size_type bi = 0; bi < plan.batches; ++bi) {
         const auto rows = plan.rows(bi);
+        Timer st;
         engine->start_batch(images, rows);
+        start_batch_s += st.seconds();
         {
             device_traffic::PhaseScope steady(device_traffic::Phase::steady);
             for (size_type k = 0; k < layers; ++k) {
@@ -355,6 +358,10 @@ InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const 
     progress.finish(std::to_string(result.categories.size()) + " categories");
     report_layers(stats, ranks, layers, result);
     result.phases.add("gather", gather_s);
+    // The host's time handing each batch's images over (a device engine: copies enqueued, the
+    // pageable ones waited for) and the device's time to have them in place.
+    result.phases.add("start_batch", start_batch_s);
+    result.phases.add("images_to_device", engine->images_seconds());
     result.device_traffic = device_traffic::to_json();
     // The cuda engine picks its register tile at the first layer.
     if (const int r = engine->register_factor(); r > 0) result.register_factor = r;

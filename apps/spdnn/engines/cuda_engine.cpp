@@ -87,7 +87,10 @@ public:
         const size_type k = static_cast<size_type>(rows.size());
         ensure(k);
         rows_ = rows;
+        images_marks_.record(0, stream());
         upload_images(images, rows);
+        images_marks_.record(1, stream());
+        images_timed_ = true;
         if (k > 0) ids_[0].upload(rows.data(), k, stream());
         device::identity_columns(identity_.data(), counts_.data(), k, stream());
         p_ = 0;
@@ -113,6 +116,7 @@ public:
     }
 
     bool deferred_counts() const override { return true; }
+    double images_seconds() const override { return images_seconds_; }
 
     std::vector<LayerRecord> batch_records() override {
         std::vector<LayerRecord> records(static_cast<std::size_t>(last_layer_ + 1));
@@ -121,6 +125,8 @@ public:
         std::vector<std::int32_t> counts(static_cast<std::size_t>(last_layer_ + 2));
         cuda::copy_to_host(counts.data(), counts_.data(), counts.size() * sizeof(std::int32_t), stream());
         cuda::synchronize_stream(stream());
+        if (images_timed_) images_seconds_ += images_marks_.seconds(0, 1);  // before the last mark: done
+        images_timed_ = false;
         for (size_type k = 0; k <= last_layer_; ++k) {
             auto& r = records[std::size_t(k)];
             r.live = counts[std::size_t(k + 1)];
@@ -369,6 +375,9 @@ private:
     bool restart_marks_ = true;
     std::vector<std::int64_t> rows_;  // the batch's image ids (without compaction: the columns)
     Marks marks_;
+    Marks images_marks_;           // 0 before a batch's images go up, 1 once they are scattered
+    bool images_timed_ = false;    // the batch's pair is recorded and not yet read
+    double images_seconds_ = 0;    // device seconds of every batch's images so far
     struct PlanKey {
         size_type stage_entries = 0, block_rows = 0, blocks = 0, columns = 0;
         bool operator==(const PlanKey&) const = default;

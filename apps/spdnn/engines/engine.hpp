@@ -58,6 +58,9 @@ public:
     virtual bool deferred_counts() const { return false; }
     /// After a batch's last layer: each layer's live count and device times (deferred engines).
     virtual std::vector<LayerRecord> batch_records() { return {}; }
+    /// Device seconds of the batches' images so far (copied up and scattered into the first
+    /// layer's input), counted by batch_records(); 0 for host engines.
+    virtual double images_seconds() const { return 0; }
 
     /// Layer 1 on the images with 0-based ids `rows` (ascending), then compaction.
     virtual void first_layer(const TiledEll<Value, Index>& wt, const Images& images,
