@@ -2,6 +2,7 @@
 #include "apps/xct/geometry/phantom.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -45,6 +46,17 @@ constexpr Ellipsoid ellipsoids_3d[] = {
 };
 
 constexpr double degrees = std::numbers::pi / 180.0;
+
+// An ellipsoid's rotation by its Euler angles (phi, theta, psi), row by row (as phantom3d).
+using Rotation = std::array<double, 9>;
+Rotation rotation_of(const Ellipsoid& e) {
+    const double cphi = std::cos(e.phi * degrees), sphi = std::sin(e.phi * degrees);
+    const double cth = std::cos(e.theta * degrees), sth = std::sin(e.theta * degrees);
+    const double cpsi = std::cos(e.psi * degrees), spsi = std::sin(e.psi * degrees);
+    return {cpsi * cphi - cth * sphi * spsi,  cpsi * sphi + cth * cphi * spsi,  spsi * sth,
+            -spsi * cphi - cth * sphi * cpsi, -spsi * sphi + cth * cphi * cpsi, cpsi * sth,
+            sth * sphi,                       -sth * cphi,                      cth};
+}
 
 // Normalised coordinate of pixel centre i on an n grid: (-n/2 + i + 0.5)/(n/2).
 double unit(size_type i, size_type n) { return (double(i) + 0.5 - 0.5 * double(n)) / (0.5 * double(n)); }
@@ -93,14 +105,22 @@ void noise(std::span<T> sinogram, double photons, std::uint64_t seed, std::int64
 std::vector<float> shepp_logan_2d(size_type n) {
     if (n < 1) TESSEL_INVALID_INPUT("phantom", 0, "size " + std::to_string(n) + " is below 1");
     std::vector<float> image(static_cast<std::size_t>(n * n), 0.0f);
+    // Each ellipse's rotation once, not per pixel (the same doubles: the image is unchanged).
+    constexpr std::size_t count = std::size(ellipses_2d);
+    std::array<double, count> cosine{}, sine{};
+    for (std::size_t i = 0; i < count; ++i) {
+        cosine[i] = std::cos(ellipses_2d[i].phi_deg * degrees);
+        sine[i] = std::sin(ellipses_2d[i].phi_deg * degrees);
+    }
 #pragma omp parallel for schedule(static)
     for (size_type iy = 0; iy < n; ++iy) {
         const double y = -unit(iy, n);  // row 0 is the top of the head
         for (size_type ix = 0; ix < n; ++ix) {
             const double x = unit(ix, n);
             double v = 0;
-            for (const auto& e : ellipses_2d) {
-                const double c = std::cos(e.phi_deg * degrees), s = std::sin(e.phi_deg * degrees);
+            for (std::size_t i = 0; i < count; ++i) {
+                const Ellipse& e = ellipses_2d[i];
+                const double c = cosine[i], s = sine[i];
                 const double u = (x - e.x0) * c + (y - e.y0) * s, w = -(x - e.x0) * s + (y - e.y0) * c;
                 if (u * u / (e.a * e.a) + w * w / (e.b * e.b) <= 1.0) v += e.value;
             }
@@ -113,25 +133,22 @@ std::vector<float> shepp_logan_2d(size_type n) {
 std::vector<float> shepp_logan_3d_slice(size_type n, double z) {
     if (n < 1) TESSEL_INVALID_INPUT("phantom", 0, "size " + std::to_string(n) + " is below 1");
     std::vector<float> image(static_cast<std::size_t>(n * n), 0.0f);
+    // Each ellipsoid's rotation once, not per pixel (the same doubles: the image is unchanged).
+    constexpr std::size_t count = std::size(ellipsoids_3d);
+    std::array<Rotation, count> rotations;
+    for (std::size_t i = 0; i < count; ++i) rotations[i] = rotation_of(ellipsoids_3d[i]);
 #pragma omp parallel for schedule(static)
     for (size_type iy = 0; iy < n; ++iy) {
         const double y = -unit(iy, n);
         for (size_type ix = 0; ix < n; ++ix) {
             const double x = unit(ix, n);
             double v = 0;
-            for (const auto& e : ellipsoids_3d) {
-                // Rotation by Euler angles (phi, theta, psi), then the centre (as phantom3d).
-                const double cphi = std::cos(e.phi * degrees), sphi = std::sin(e.phi * degrees);
-                const double cth = std::cos(e.theta * degrees), sth = std::sin(e.theta * degrees);
-                const double cpsi = std::cos(e.psi * degrees), spsi = std::sin(e.psi * degrees);
-                const double r00 = cpsi * cphi - cth * sphi * spsi, r01 = cpsi * sphi + cth * cphi * spsi,
-                             r02 = spsi * sth;
-                const double r10 = -spsi * cphi - cth * sphi * cpsi,
-                             r11 = -spsi * sphi + cth * cphi * cpsi, r12 = cpsi * sth;
-                const double r20 = sth * sphi, r21 = -sth * cphi, r22 = cth;
-                const double u = r00 * x + r01 * y + r02 * z - e.x0;
-                const double w = r10 * x + r11 * y + r12 * z - e.y0;
-                const double q = r20 * x + r21 * y + r22 * z - e.z0;
+            for (std::size_t i = 0; i < count; ++i) {
+                const Ellipsoid& e = ellipsoids_3d[i];
+                const Rotation& r = rotations[i];
+                const double u = r[0] * x + r[1] * y + r[2] * z - e.x0;
+                const double w = r[3] * x + r[4] * y + r[5] * z - e.y0;
+                const double q = r[6] * x + r[7] * y + r[8] * z - e.z0;
                 if (u * u / (e.a * e.a) + w * w / (e.b * e.b) + q * q / (e.c * e.c) <= 1.0) v += e.value;
             }
             image[iy * n + ix] = static_cast<float>(v);
