@@ -100,6 +100,9 @@ void fill_slots(TiledEll<V, I>& t, const Csr<V, I>& a, BlockShapes<I>& shapes, c
     const auto& rp = a.row_ptr();
     const I* ci = a.col_idx().data();
     const V* va = a.values().data();
+    // Raw pointers: SlotArray's writing operator[] checks for a view on every element.
+    std::uint16_t* index = t.index.data();
+    V* values = t.values.data();
 #pragma omp parallel
     {
         std::vector<I> position(static_cast<std::size_t>(a.cols()), 0);
@@ -118,8 +121,8 @@ void fill_slots(TiledEll<V, I>& t, const Csr<V, I>& a, BlockShapes<I>& shapes, c
                     const size_type pos = position[ci[e]], s = pos / be;
                     const size_type m = fill[s * br + r]++;
                     const size_type slot = (t.warpdispl[(first_stage + s) * warps + r / w] + m) * w + r % w;
-                    t.index[slot] = static_cast<std::uint16_t>(pos - s * be);
-                    t.values[slot] = va[e];
+                    index[slot] = static_cast<std::uint16_t>(pos - s * be);
+                    values[slot] = va[e];
                 }
             }
             std::vector<I>().swap(shapes.maps[b]);

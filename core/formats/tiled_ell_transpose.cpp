@@ -20,6 +20,20 @@ namespace tessel {
 
 namespace {
 
+// A's slots read through raw pointers: SlotArray's accessors test for a view (and value() for
+// half storage) on every element, which the passes below do hundreds of millions of times.
+template <typename V>
+struct Slots {
+    const std::uint16_t* index;
+    const V* values;            // null when the values are half
+    const std::uint16_t* halves;
+    template <typename I>
+    explicit Slots(const TiledEll<V, I>& a)
+        : index(a.index.data()), values(a.stores_half() ? nullptr : a.values.data()),
+          halves(a.stores_half() ? a.half_values.data() : nullptr) {}
+    V value(size_type e) const { return values ? values[e] : V(half_to_float(halves[e])); }
+};
+
 // Rows of A's block b as CSR: row_ptr local to the block, each row's entries in (stage, slot)
 // order, padding and stored zeros left out.
 template <typename V, typename I>
@@ -28,13 +42,14 @@ void decode_block(const TiledEll<V, I>& a, size_type b, RowBlock<V, I>& out) {
     const size_type warps = a.warps_per_block(), r0 = b * a.config.block_rows;
     const size_type rows = std::min(a.rows, r0 + a.config.block_rows) - r0;
     out.row_ptr.assign(static_cast<std::size_t>(rows + 1), 0);
+    const Slots<V> slots(a);
     auto for_each = [&](auto&& visit) {
         for (size_type s = a.buffdispl[b]; s < a.buffdispl[b + 1]; ++s)
             for (size_type wi = 0; wi < warps; ++wi)
                 for (size_type m = a.warpdispl[s * warps + wi]; m < a.warpdispl[s * warps + wi + 1]; ++m)
                     for (size_type lane = 0; lane < w; ++lane) {
                         const size_type r = wi * w + lane, slot = m * w + lane;
-                        if (r < rows && a.value(slot) != V{0}) visit(r, s, slot);
+                        if (r < rows && slots.value(slot) != V{0}) visit(r, s, slot);
                     }
     };
     for_each([&](size_type r, size_type, size_type) { ++out.row_ptr[r + 1]; });
@@ -44,8 +59,8 @@ void decode_block(const TiledEll<V, I>& a, size_type b, RowBlock<V, I>& out) {
     std::vector<size_type>& next = out.row_ptr;  // advanced while writing, then restored
     for_each([&](size_type r, size_type s, size_type slot) {
         const size_type e = next[r]++;
-        out.col[e] = a.map[a.mapdispl[s] + a.index[slot]];
-        out.values[e] = a.value(slot);
+        out.col[e] = a.map[a.mapdispl[s] + slots.index[slot]];
+        out.values[e] = slots.value(slot);
     });
     for (size_type r = rows; r > 0; --r) next[r] = next[r - 1];
     next[0] = 0;
@@ -86,6 +101,7 @@ template <typename V, typename I, typename Visit>
 void walk_stored(const TiledEll<V, I>& a, size_type first_block, size_type last_block, Visit&& visit) {
     constexpr size_type w = TiledEll<V, I>::warp_size;
     const size_type warps = a.warps_per_block();
+    const Slots<V> slots(a);
     for (size_type b = first_block; b < last_block; ++b) {
         const size_type r0 = b * a.config.block_rows;
         for (size_type s = a.buffdispl[b]; s < a.buffdispl[b + 1]; ++s) {
@@ -94,8 +110,8 @@ void walk_stored(const TiledEll<V, I>& a, size_type first_block, size_type last_
                 const size_type lanes = std::min(w, a.rows - r0 - wi * w);
                 for (size_type m = a.warpdispl[s * warps + wi]; m < a.warpdispl[s * warps + wi + 1]; ++m)
                     for (size_type lane = 0; lane < lanes; ++lane) {
-                        const V v = a.value(m * w + lane);
-                        if (v != V{0}) visit(b, static_cast<I>(r0 + wi * w + lane), map[a.index[m * w + lane]], v);
+                        const V v = slots.value(m * w + lane);
+                        if (v != V{0}) visit(b, static_cast<I>(r0 + wi * w + lane), map[slots.index[m * w + lane]], v);
                     }
             }
         }
@@ -256,16 +272,19 @@ void pad_block(TiledEll<V, I>& t, const TransposeBlocks<I>& tb, const std::vecto
                size_type p, bool half) {
     constexpr size_type w = TiledEll<V, I>::warp_size;
     const size_type br = t.config.block_rows, warps = br / w;
+    std::uint16_t* index = t.index.data();  // raw: SlotArray's writes check for a view each time
+    std::uint16_t* halves = half ? t.half_values.data() : nullptr;
+    V* values = half ? nullptr : t.values.data();
     for (size_type stage = tb.stage_at[p]; stage < tb.stage_at[p + 1]; ++stage)
         for (size_type r = 0; r < br; ++r) {
             const size_type* wd = t.warpdispl.data() + stage * warps + r / w;
             for (size_type m = wd[0] + filled[static_cast<std::size_t>(stage * br + r)]; m < wd[1]; ++m) {
                 const size_type slot = m * w + r % w;
-                t.index[slot] = 0;
+                index[slot] = 0;
                 if (half)
-                    t.half_values[slot] = 0;
+                    halves[slot] = 0;
                 else
-                    t.values[slot] = V{0};
+                    values[slot] = V{0};
             }
         }
 }
@@ -280,6 +299,9 @@ size_type fill_slots(const TiledEll<V, I>& a, TiledEll<V, I>& t, const Transpose
     const size_type br = t.config.block_rows, be = t.config.buffer_entries, warps = br / w;
     const size_type blocks = static_cast<size_type>(tb.distinct.size());
     size_type nnz = 0;
+    std::uint16_t* index = t.index.data();  // raw: SlotArray's writes check for a view each time
+    std::uint16_t* halves = half ? t.half_values.data() : nullptr;
+    V* values = half ? nullptr : t.values.data();
 #pragma omp parallel num_threads(threads) reduction(+ : nnz)
     {
         const int th = omp_get_thread_num();
@@ -293,11 +315,11 @@ size_type fill_slots(const TiledEll<V, I>& a, TiledEll<V, I>& t, const Transpose
             const size_type rank = tb.base[th][p] + c, s = rank / be, r = col - p * br;
             const size_type m = count[th][(tb.stage_at[p] + s) * br + r]++;
             const size_type slot = (t.warpdispl[(tb.stage_at[p] + s) * warps + r / w] + m) * w + r % w;
-            t.index[slot] = static_cast<std::uint16_t>(rank - s * be);
+            index[slot] = static_cast<std::uint16_t>(rank - s * be);
             if (half)
-                t.half_values[slot] = float_to_half(static_cast<float>(v));
+                halves[slot] = float_to_half(static_cast<float>(v));
             else
-                t.values[slot] = v;
+                values[slot] = v;
             ++nnz;
         });
 #pragma omp barrier
