@@ -45,6 +45,11 @@ int device_count();
 /// Free memory of device `device` mod device_count(), in bytes; 0 when there is none. Makes that
 /// device current. Throws CudaError when the runtime fails.
 std::int64_t device_free_memory(int device);
+/// Makes the current device's primary context (the driver's start and the context: a tenth of a
+/// second or more in a fresh process; nothing when it exists) and returns the seconds it took.
+/// 0 without CUDA in the build or without a device. Never throws: a failure is left for the
+/// first real device call to report.
+double create_context();
 }  // namespace cuda
 
 }  // namespace tessel

@@ -22,6 +22,7 @@ bool device_available() { return false; }
 std::string device_description() { return "none (built without CUDA)"; }
 int device_count() { return 0; }
 std::int64_t device_free_memory(int) { return 0; }
+double create_context() { return 0; }
 
 // Every entry point of core/cuda/entry_points.hpp, for every value and index type.
 #define TESSEL_STUBS(V, I)                                           \

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "core/device_warmup.hpp"
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spmm.hpp"
@@ -185,6 +186,26 @@ TEST_CASE("tiled ell that cannot be staged names the shared memory it needs", "[
     CHECK_THROWS_AS(cuda::device::plan_tiled_ell(dt, 8), CudaError);
     CHECK_THROWS_WITH(cuda::device::plan_tiled_ell(dt, 8), Catch::Contains("bytes of shared memory"));
     CHECK_THROWS_AS(cuda::device::plan_tiled_ell(dt, 8, 5), InvalidInput);
+}
+
+TEST_CASE("the device context made on a background thread serves the device calls after it", "[cuda][device]") {
+    if (!tessel::cuda::device_available()) {
+        WARN("skipped: no CUDA device");
+        return;
+    }
+    DeviceWarmup warmup(true);
+    // A device call while the context may still be in the making: the runtime waits for it.
+    const std::vector<float> host{1.0f, 2.0f, 3.0f};
+    cuda::DeviceBuffer<float> d(host.data(), 3, nullptr);
+    std::vector<float> back(3);
+    d.download(back.data(), 3, nullptr);
+    cuda::synchronize_stream(nullptr);
+    CHECK(back == host);
+    const double seconds = warmup.seconds();
+    CHECK(seconds >= 0);
+    CHECK(warmup.seconds() == seconds);  // joined once, the same answer after
+    DeviceWarmup idle(false);
+    CHECK(idle.seconds() == 0);
 }
 
 #else

@@ -22,8 +22,10 @@
 #include "apps/spdnn/reference/reference_streamed.hpp"
 #include "core/app/byte_size.hpp"
 #include "core/app/run_mpi_app.hpp"
+#include "core/backend.hpp"
 #include "core/comm/mpi_check.hpp"
 #include "core/comm/mpi_types.hpp"
+#include "core/device_warmup.hpp"
 #include "core/error.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"
@@ -282,7 +284,7 @@ void print_memory(size_type peak, const LayerWeights& weights, const MemoryEstim
 }
 
 void write_metrics(const InferArgs& a, const Inputs& in, const Runs& runs, const CheckResult& check,
-                   const ReferenceCheck& ref, const PhaseTimes& setup, size_type peak) {
+                   const ReferenceCheck& ref, const PhaseTimes& setup, size_type peak, double device_context_seconds) {
     Metrics m("tessel-spdnn");
     auto& j = m.json();
     j["command"] = "infer";
@@ -297,6 +299,8 @@ void write_metrics(const InferArgs& a, const Inputs& in, const Runs& runs, const
     // Host-device copies, waits and launches of the reported run, per phase (setup, the layer
     // loop as steady with one step per layer and batch, finish).
     j["device_traffic"] = runs.best.device_traffic;
+    // cuda: the context's creation, on a thread beside the reading of the inputs (not a phase).
+    j["device_context_seconds"] = device_context_seconds;
     j["peak_rss_bytes"] = peak;
     j["estimated_bytes_per_rank"] = in.estimate.per_rank();
     j["cache"] = {{"network", {{"path", in.net_report.path}, {"hit", in.net_report.hit}, {"note", in.net_report.note}}},
@@ -318,7 +322,11 @@ int run_infer(const InferArgs& a) {
     if (a.threads > 0) omp_set_num_threads(a.threads);
     if (a.neurons < 1) TESSEL_INVALID_INPUT("--neurons", 0, "must be positive");
     if (a.layers < 1) TESSEL_INVALID_INPUT("--layers", 0, "must be positive");
-    check_inference_backend(parse_backend(a.backend));
+    const Backend backend = parse_backend(a.backend);
+    check_inference_backend(backend);
+    // The device's context made while the inputs are read (cuda, or auto with a device).
+    DeviceWarmup warmup(backend == Backend::cuda ||
+                        (backend == Backend::automatic && resolve_backend(backend) == Backend::cuda));
     const double max_rss = a.max_rss.empty() ? 0.0 : app::parse_bytes(a.max_rss, "--max-rss");
     PhaseTimes setup;
     Inputs in = read_inputs(a, comm, bias_of(a), setup);
@@ -338,7 +346,7 @@ int run_infer(const InferArgs& a) {
         if (!a.output.empty()) io::write_categories(a.output, runs.best.categories);
         print_results(a, in, runs, check, ref, setup);
         if (!a.quiet || max_rss > 0) print_memory(peak, *weights, in.estimate);
-        if (!a.metrics.empty()) write_metrics(a, in, runs, check, ref, setup, peak);
+        if (!a.metrics.empty()) write_metrics(a, in, runs, check, ref, setup, peak, warmup.seconds());
     }
     std::fflush(stdout);
     const bool rss_ok = max_rss <= 0 || double(peak) <= max_rss;

@@ -29,6 +29,8 @@
 #include "apps/xct/parallel/parallel.hpp"
 #include "apps/xct/parallel/transfer.hpp"
 #include "apps/xct/solvers/solver.hpp"
+#include "core/backend.hpp"
+#include "core/device_warmup.hpp"
 #include "core/timer.hpp"
 
 namespace tessel::xct {
@@ -37,13 +39,15 @@ template <typename V>
 struct RunContext {
     RunContext(const ReconstructOptions& options, MPI_Comm comm, std::ostream& out)
         : o(options), world(comm), log(out), world_rank(comm::rank_of(comm)), world_size(comm::size_of(comm)),
-          talk(world_rank == 0 && !options.quiet) {}
+          talk(world_rank == 0 && !options.quiet),
+          warmup(options.projector.backend == Backend::cuda && !options.dry_run) {}
 
     const ReconstructOptions& o;
     MPI_Comm world;
     std::ostream& log;
     const int world_rank, world_size;
     const bool talk;  // rank 0 prints progress
+    DeviceWarmup warmup;  // cuda: the context made while the host reads and traces
     PhaseTimes times;
     Timer total_timer;
 

@@ -144,6 +144,8 @@ void fill_metrics(RunContext<V>& c, ReconstructResult& result, const Totals& tot
                  {"gflops", spmm_s > 0 ? totals.flops / spmm_s / 1e9 : 0.0},
                  {"gbytes_per_s", spmm_s > 0 ? totals.bytes / spmm_s / 1e9 : 0.0}};
     m["iteration_seconds"] = per_iteration;
+    // cuda: the context's creation, on a thread beside the host's work from the start (not a phase).
+    m["device_context_seconds"] = c.warmup.seconds();
     m["iterations_run"] = c.iterations_run;
     m["seconds_per_slice_iteration"] =
         per_iteration > 0 ? per_iteration / double(std::min(c.info.slices, c.width())) : 0.0;

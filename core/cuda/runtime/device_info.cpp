@@ -9,6 +9,7 @@
 #include "core/cuda/runtime/cuda_check.hpp"
 #include "core/cuda/runtime/device_limits.hpp"
 #include "core/kernels/spmm_kernels.hpp"
+#include "core/timer.hpp"
 
 namespace tessel::cuda {
 
@@ -45,6 +46,17 @@ std::int64_t device_free_memory(int device) {
     std::size_t free_bytes = 0, total_bytes = 0;
     TESSEL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     return static_cast<std::int64_t>(free_bytes);
+}
+
+double create_context() {
+    if (!device_available()) return 0;
+    Timer t;
+    // cudaFree(nullptr) frees nothing but needs the context: the runtime makes it here.
+    if (cudaFree(nullptr) != cudaSuccess) {
+        (void)cudaGetLastError();  // this thread's error state only
+        return 0;
+    }
+    return t.seconds();
 }
 
 std::string device_description() {
