@@ -53,7 +53,14 @@ def main():
         add(name + " (ms/iteration)", per_it, (h or {}).get("iteration_seconds", 0.0) * 1e3, "ms", True, limit, steady(g))
         total_g = g.get("phases", {}).get("total", 0.0)
         total_h = (h or {}).get("phases", {}).get("total", 0.0)
-        add(name + " (whole process)", total_g, total_h, "s", True, "", "")
+        phases = g.get("phases", {})
+        where = ", ".join(f"{k} {phases[k]:.3f}" for k in ("build", "preprocess", "iterate", "write") if k in phases)
+        build = g.get("operator", {}).get("build_seconds", {})
+        if build:
+            where += " (" + ", ".join(f"{k} {v:.3f}" for k, v in build.items()) + ")"
+        if "device_context_seconds" in g:
+            where += f"; context {g['device_context_seconds']:.3f} beside"
+        add(name + " (whole process)", total_g, total_h, "s", True, where, "")
     g, h = load(out, "xct-fbp-cuda.json"), load(out, "xct-fbp-cpu.json")
     if g:
         add("xct-fbp (whole process)", g.get("phases", {}).get("total", 0.0),
