@@ -62,15 +62,18 @@ public:
     }
 
 private:
-    // The owned array; a view becomes one (a copy) on the first write.
+    // The owned array; a view becomes one (a copy) on the first write. Writers call this per
+    // element: the test stays inline and the copy is out of line.
     LargeArray<T>& own() {
-        if (is_view()) {
-            own_.assign(view_, view_ + view_size_);
-            view_ = nullptr;
-            view_size_ = 0;
-            keeper_.reset();
-        }
+        if (is_view()) [[unlikely]]
+            detach();
         return own_;
+    }
+    [[gnu::noinline]] void detach() {
+        own_.assign(view_, view_ + view_size_);
+        view_ = nullptr;
+        view_size_ = 0;
+        keeper_.reset();
     }
 
     LargeArray<T> own_;

@@ -20,8 +20,9 @@ namespace tessel {
 
 namespace {
 
-// A's slots read through raw pointers: SlotArray's accessors test for a view (and value() for
-// half storage) on every element, which the passes below do hundreds of millions of times.
+// A's slots read through raw pointers taken once: SlotArray's accessors test for a view (and
+// value() for half storage) on every element, which the passes below do hundreds of millions
+// of times.
 template <typename V>
 struct Slots {
     const std::uint16_t* index;
@@ -32,6 +33,32 @@ struct Slots {
         : index(a.index.data()), values(a.stores_half() ? nullptr : a.values.data()),
           halves(a.stores_half() ? a.half_values.data() : nullptr) {}
     V value(size_type e) const { return values ? values[e] : V(half_to_float(halves[e])); }
+};
+
+// Aᵀ's slots written the same way (values in half when Aᵀ stores half).
+template <typename V>
+struct SlotsOut {
+    std::uint16_t* index;
+    V* values;  // null when the values are half
+    std::uint16_t* halves;
+    template <typename I>
+    SlotsOut(TiledEll<V, I>& t, bool half)
+        : index(t.index.data()), values(half ? nullptr : t.values.data()),
+          halves(half ? t.half_values.data() : nullptr) {}
+    void set(size_type slot, std::uint16_t local, V v) const {
+        index[slot] = local;
+        if (values)
+            values[slot] = v;
+        else
+            halves[slot] = float_to_half(static_cast<float>(v));
+    }
+    void pad(size_type slot) const {  // index 0, value 0
+        index[slot] = 0;
+        if (values)
+            values[slot] = V{0};
+        else
+            halves[slot] = 0;
+    }
 };
 
 // Rows of A's block b as CSR: row_ptr local to the block, each row's entries in (stage, slot)
@@ -272,20 +299,12 @@ void pad_block(TiledEll<V, I>& t, const TransposeBlocks<I>& tb, const std::vecto
                size_type p, bool half) {
     constexpr size_type w = TiledEll<V, I>::warp_size;
     const size_type br = t.config.block_rows, warps = br / w;
-    std::uint16_t* index = t.index.data();  // raw: SlotArray's writes check for a view each time
-    std::uint16_t* halves = half ? t.half_values.data() : nullptr;
-    V* values = half ? nullptr : t.values.data();
+    const SlotsOut<V> out(t, half);
     for (size_type stage = tb.stage_at[p]; stage < tb.stage_at[p + 1]; ++stage)
         for (size_type r = 0; r < br; ++r) {
             const size_type* wd = t.warpdispl.data() + stage * warps + r / w;
-            for (size_type m = wd[0] + filled[static_cast<std::size_t>(stage * br + r)]; m < wd[1]; ++m) {
-                const size_type slot = m * w + r % w;
-                index[slot] = 0;
-                if (half)
-                    halves[slot] = 0;
-                else
-                    values[slot] = V{0};
-            }
+            for (size_type m = wd[0] + filled[static_cast<std::size_t>(stage * br + r)]; m < wd[1]; ++m)
+                out.pad(m * w + r % w);
         }
 }
 
@@ -299,9 +318,7 @@ size_type fill_slots(const TiledEll<V, I>& a, TiledEll<V, I>& t, const Transpose
     const size_type br = t.config.block_rows, be = t.config.buffer_entries, warps = br / w;
     const size_type blocks = static_cast<size_type>(tb.distinct.size());
     size_type nnz = 0;
-    std::uint16_t* index = t.index.data();  // raw: SlotArray's writes check for a view each time
-    std::uint16_t* halves = half ? t.half_values.data() : nullptr;
-    V* values = half ? nullptr : t.values.data();
+    const SlotsOut<V> out(t, half);
 #pragma omp parallel num_threads(threads) reduction(+ : nnz)
     {
         const int th = omp_get_thread_num();
@@ -315,11 +332,7 @@ size_type fill_slots(const TiledEll<V, I>& a, TiledEll<V, I>& t, const Transpose
             const size_type rank = tb.base[th][p] + c, s = rank / be, r = col - p * br;
             const size_type m = count[th][(tb.stage_at[p] + s) * br + r]++;
             const size_type slot = (t.warpdispl[(tb.stage_at[p] + s) * warps + r / w] + m) * w + r % w;
-            index[slot] = static_cast<std::uint16_t>(rank - s * be);
-            if (half)
-                halves[slot] = float_to_half(static_cast<float>(v));
-            else
-                values[slot] = v;
+            out.set(slot, static_cast<std::uint16_t>(rank - s * be), v);
             ++nnz;
         });
 #pragma omp barrier

@@ -83,9 +83,11 @@ template <typename V>
 void DistributedProjector<V>::run_device(bool backward, DenseView<const V> in, DenseView<V> out) {
     dist::DistSpmm<V, Index>& op = backward ? *bwd_ : *fwd_;
     auto* device = dynamic_cast<dist::DeviceSenderMultipliesSpmm<V, Index>*>(&op);
-    if (!device) {
-        if (backward) Projector<V>::backward_device(in, out);
-        Projector<V>::forward_device(in, out);
+    if (!device) {  // host products: the base class throws its InvalidInput
+        if (backward)
+            Projector<V>::backward_device(in, out);
+        else
+            Projector<V>::forward_device(in, out);
     }
     TESSEL_ENSURE_DIMS(in.cols == k_ && out.cols == k_, "distributed projector: " + std::to_string(in.cols) +
                                                             " columns, built for " + std::to_string(k_));
