@@ -97,6 +97,7 @@ void SpmmOperator<V, I>::multiply_on_device(DenseView<const V> b, DenseView<V> c
                                             void* stream_ptr, bool host_operands) {
     auto stream = static_cast<cudaStream_t>(stream_ptr);
     if (c.rows == 0 || c.cols == 0) return;
+    if (!device_) TESSEL_THROW(Error, "spmm operator: multiplied on cuda before upload() (defer_upload)");
     Device& d = *device_;
     if (host_operands)
         return through_staging(d, b, c, ep, stream, [&](auto in, auto out) { multiply_on_device(in, out, ep, stream_ptr, false); });
@@ -117,6 +118,7 @@ void SpmmOperator<V, I>::multiply_transposed_on_device(DenseView<const V> b, Den
                                                        void* stream_ptr, bool host_operands) {
     auto stream = static_cast<cudaStream_t>(stream_ptr);
     if (c.rows == 0 || c.cols == 0) return;
+    if (!device_) TESSEL_THROW(Error, "spmm operator: multiplied on cuda before upload() (defer_upload)");
     Device& d = *device_;
     if (host_operands)
         return through_staging(d, b, c, ep, stream,

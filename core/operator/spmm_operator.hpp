@@ -35,6 +35,9 @@ struct SpmmOperatorConfig {
     /// Mixed precision (tiled ELL only): A's values kept in IEEE half, products and sums in
     /// ValueType. Values must be finite and within ±65504 (InvalidInput otherwise).
     bool half_values = false;
+    /// cuda: the matrix stays on the host until upload(), so that a caller can upload it on
+    /// another thread while it reads the host copy (xct transposes A while A goes up).
+    bool defer_upload = false;
 };
 
 /// A built once (its format made, the CSR input released), resident on the configured backend.
@@ -62,6 +65,10 @@ public:
     /// The host copy of the matrix (null for the other format).
     const TiledEll<ValueType, IndexType>* tiled() const { return format_ == SparseFormat::tiled_ell ? &tiled_ : nullptr; }
     const Csr<ValueType, IndexType>* csr() const { return format_ == SparseFormat::csr ? &csr_ : nullptr; }
+    /// cuda with defer_upload: uploads the matrix (waits until it is on the device); nothing
+    /// otherwise or when it is there. Only reads the host copy: tiled() and csr() may be read
+    /// on other threads meanwhile. Throws CudaError.
+    void upload();
 
     /// C := epilogue(A·B) with host B and C (on cuda copied to and from the device through
     /// pinned staging buffers, all kept while the shapes stay the same; the call waits for the

@@ -2,8 +2,11 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <thread>
 
+#include "core/device_traffic.hpp"
 #include "core/error.hpp"
+#include "core/formats/tiled_ell_transpose.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 #include "core/operator/spmm_operator.hpp"
@@ -97,6 +100,38 @@ TEMPLATE_PRODUCT_TEST_CASE("the operator on cuda equals the reference (resident 
         for (size_type i = 0; i < a.rows(); ++i)
             for (size_type j = 0; j < k; ++j) REQUIRE(double(got(i, j)) == Approx(double(want(i, j))).epsilon(1e-4).margin(1e-5));
     }
+}
+
+TEST_CASE("a deferred upload goes up on another thread while the host copy is read", "[operator][cuda]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    using V = float;
+    using I = std::int32_t;
+    const auto a = generate::power_law<V, I>(900, 1200, 7.0, 2.1, 31);
+    SpmmOperatorConfig config{Backend::cuda, SparseFormat::tiled_ell, {128, 1024}, 0};
+    config.defer_upload = true;
+    device_traffic::reset();
+    SpmmOperator<V, I> op(Csr<V, I>(a), config);
+    CHECK(device_traffic::counts(device_traffic::Phase::setup).h2d_bytes == 0);
+    const auto b = generate::random_dense<V>(a.cols(), 3, Layout::row_major, 2);
+    DenseMatrix<V> got(a.rows(), 3), want(a.rows(), 3);
+    CHECK_THROWS_WITH(op.multiply(b.view(), got.view()),
+                      Catch::Contains("spmm operator: multiplied on cuda before upload() (defer_upload)"));
+    // What xct does: Aᵀ made from the host copy while A goes up.
+    std::thread uploader([&] { op.upload(); });
+    const TiledEll<V, I> at = tiled_ell_transpose(*op.tiled(), op.config().tiles);
+    uploader.join();
+    const std::int64_t uploaded = device_traffic::counts(device_traffic::Phase::setup).h2d_bytes;
+    CHECK(uploaded >= std::int64_t(op.tiled()->stored()) * std::int64_t(sizeof(std::uint16_t) + sizeof(V)));
+    op.upload();  // already there: nothing goes up again
+    CHECK(device_traffic::counts(device_traffic::Phase::setup).h2d_bytes == uploaded);
+    op.multiply(b.view(), got.view());
+    reference::spmm<V, I>(a, b.view(), want.view(), Epilogue<V>{});
+    for (size_type i = 0; i < a.rows(); ++i)
+        for (size_type j = 0; j < 3; ++j) REQUIRE(double(got(i, j)) == Approx(double(want(i, j))).epsilon(1e-4).margin(1e-5));
+    CHECK(csr_from_tiled_ell(at).nnz() == a.nnz());
 }
 
 namespace {

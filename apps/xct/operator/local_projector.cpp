@@ -3,8 +3,11 @@
 
 #include <omp.h>
 
+#include <future>
+
 #include "apps/xct/operator/tiled_system_matrix.hpp"
 #include "core/error.hpp"
+#include "core/formats/tiled_ell_transpose.hpp"
 
 namespace tessel::xct {
 
@@ -55,6 +58,37 @@ LocalProjector<V>::LocalProjector(TiledEll<V, Index> a, TiledEll<V, Index> at, c
     const SpmmOperatorConfig config = operator_config(options_);
     a_ = SpmmOperator<V, Index>(std::move(a), config);
     if (!options_.scatter_transpose) at_ = SpmmOperator<V, Index>(std::move(at), config);
+    build_seconds_["operators"] = step.seconds();
+}
+
+template <typename V>
+LocalProjector<V>::LocalProjector(TiledEll<V, Index> a, const ProjectorOptions& options, PhaseTimes* times)
+    : options_(options), pixels_(a.cols), rays_(a.rows), nnz_(a.nnz) {
+    PhaseTimes local;
+    auto scope = (times ? *times : local).scope("build");
+    Timer step;
+    SpmmOperatorConfig config = operator_config(options_);
+    // On cuda A goes up on a second thread while the host transposes A's host copy (both only
+    // read it): the upload, a tenth of a second or more from pageable memory, leaves the
+    // critical path of the whole process.
+    const bool transpose = !options_.scatter_transpose;
+    config.defer_upload = transpose && resolve_backend(config.backend) == Backend::cuda;
+    a_ = SpmmOperator<V, Index>(std::move(a), config);
+    std::future<double> upload;
+    if (config.defer_upload)
+        upload = std::async(std::launch::async, [this] {
+            Timer timer;
+            a_.upload();
+            return timer.seconds();
+        });
+    TiledEll<V, Index> at;
+    if (transpose) {
+        at = tiled_ell_transpose(*a_.tiled(), options_.tiles);
+        build_seconds_["transpose"] = step.seconds();
+    }
+    step.restart();
+    if (upload.valid()) build_seconds_["upload_a_beside"] = upload.get();
+    if (transpose) at_ = SpmmOperator<V, Index>(std::move(at), operator_config(options_));
     build_seconds_["operators"] = step.seconds();
 }
 
@@ -131,15 +165,15 @@ std::unique_ptr<LocalProjector<V>> make_local_projector(const Geometry& geometry
                                                         const ProjectorOptions& options, PhaseTimes* times) {
     if (options.kernel == Kernel::tiled_ell) {  // the lean build: no CSR copy
         PhaseTimes local;
-        TiledOperators<V> built;
+        TiledEll<V, Index> a;
+        Timer timer;
         {
             auto scope = (times ? *times : local).scope("build");
-            built = build_tiled_operators<V>(geometry, ordering, options.tiles, options.half_values,
-                                             !options.scatter_transpose);
+            a = trace_tiled<V>(geometry, ordering, 0, geometry.num_rays(), options.tiles, options.half_values);
         }
-        auto op = std::make_unique<LocalProjector<V>>(std::move(built.a), std::move(built.at), options, times);
-        op->build_seconds_["trace"] = built.trace_seconds;
-        if (!options.scatter_transpose) op->build_seconds_["transpose"] = built.transpose_seconds;
+        const double trace_seconds = timer.seconds();
+        auto op = std::make_unique<LocalProjector<V>>(std::move(a), options, times);
+        op->build_seconds_["trace"] = trace_seconds;
         return op;
     }
     Csr<V, Index> a;

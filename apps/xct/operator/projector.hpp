@@ -95,9 +95,12 @@ public:
     /// Takes the CSR rows of A (all rays), forms Aᵀ (parallel transpose) and builds core's
     /// operator on both (freeing the CSR copies as it goes). `times` gets "build".
     LocalProjector(Csr<ValueType, Index> a, const ProjectorOptions& options, PhaseTimes* times = nullptr);
-    /// Takes A and Aᵀ already in tiled ELL (the lean build of tiled_system_matrix.hpp).
+    /// Takes A and Aᵀ already in tiled ELL (a loaded operator cache).
     LocalProjector(TiledEll<ValueType, Index> a, TiledEll<ValueType, Index> at, const ProjectorOptions& options,
                    PhaseTimes* times = nullptr);
+    /// Takes A in tiled ELL and makes Aᵀ from it (core's tiled transpose) unless Aᵀ is the
+    /// scatter kernel on A; on cuda A's upload runs beside the transpose.
+    LocalProjector(TiledEll<ValueType, Index> a, const ProjectorOptions& options, PhaseTimes* times = nullptr);
     size_type pixels() const override { return pixels_; }
     size_type rays() const override { return rays_; }
     void forward(DenseMatrix<ValueType>& x, DenseMatrix<ValueType>& y) override;
