@@ -43,8 +43,9 @@ template <typename V>
 void LocalProjector<V>::forward_device(DenseView<const V> x, DenseView<V> y) {
     if (!on_device()) Projector<V>::forward_device(x, y);
     if (!device_times_) device_times_.reset(new DeviceTimes());
+    auto& a = ready(false);
     device_times_->times.start(nullptr);
-    a_.multiply_device(x, y);
+    a.multiply_device(x, y);
     device_times_->times.stop(nullptr, &this->stats_.forward_seconds);
     count_product(false, x.cols);
 }
@@ -53,11 +54,12 @@ template <typename V>
 void LocalProjector<V>::backward_device(DenseView<const V> y, DenseView<V> x) {
     if (!on_device()) Projector<V>::backward_device(y, x);
     if (!device_times_) device_times_.reset(new DeviceTimes());
+    auto& op = ready(true);
     device_times_->times.start(nullptr);
     if (options_.scatter_transpose)
-        a_.multiply_transposed_device(y, x);
+        op.multiply_transposed_device(y, x);
     else
-        at_.multiply_device(y, x);
+        op.multiply_device(y, x);
     device_times_->times.stop(nullptr, &this->stats_.backward_seconds);
     count_product(true, y.cols);
 }

@@ -3,8 +3,6 @@
 
 #include <omp.h>
 
-#include <future>
-
 #include "apps/xct/operator/tiled_system_matrix.hpp"
 #include "core/error.hpp"
 #include "core/formats/tiled_ell_transpose.hpp"
@@ -61,35 +59,55 @@ LocalProjector<V>::LocalProjector(TiledEll<V, Index> a, TiledEll<V, Index> at, c
     build_seconds_["operators"] = step.seconds();
 }
 
+namespace {
+
+// op's upload on a thread of its own; the future gives the seconds it took.
+template <typename V>
+std::future<double> upload_beside(SpmmOperator<V, Index>& op) {
+    return std::async(std::launch::async, [&op] {
+        Timer timer;
+        op.upload();
+        return timer.seconds();
+    });
+}
+
+}  // namespace
+
 template <typename V>
 LocalProjector<V>::LocalProjector(TiledEll<V, Index> a, const ProjectorOptions& options, PhaseTimes* times)
     : options_(options), pixels_(a.cols), rays_(a.rows), nnz_(a.nnz) {
     PhaseTimes local;
     auto scope = (times ? *times : local).scope("build");
     Timer step;
+    // On cuda the uploads (from pageable memory, a tenth of a second or more each on the
+    // H200's problem) leave the critical path: A's runs while the host transposes A's host
+    // copy (both only read it), Aᵀ's while the sinograms are made or read.
     SpmmOperatorConfig config = operator_config(options_);
-    // On cuda A goes up on a second thread while the host transposes A's host copy (both only
-    // read it): the upload, a tenth of a second or more from pageable memory, leaves the
-    // critical path of the whole process.
-    const bool transpose = !options_.scatter_transpose;
-    config.defer_upload = transpose && resolve_backend(config.backend) == Backend::cuda;
+    config.defer_upload = resolve_backend(config.backend) == Backend::cuda;
     a_ = SpmmOperator<V, Index>(std::move(a), config);
-    std::future<double> upload;
-    if (config.defer_upload)
-        upload = std::async(std::launch::async, [this] {
-            Timer timer;
-            a_.upload();
-            return timer.seconds();
-        });
-    TiledEll<V, Index> at;
-    if (transpose) {
-        at = tiled_ell_transpose(*a_.tiled(), options_.tiles);
+    if (config.defer_upload) a_upload_ = upload_beside(a_);
+    if (!options_.scatter_transpose) {
+        TiledEll<V, Index> at = tiled_ell_transpose(*a_.tiled(), options_.tiles);
         build_seconds_["transpose"] = step.seconds();
+        step.restart();
+        at_ = SpmmOperator<V, Index>(std::move(at), config);
+        if (config.defer_upload) at_upload_ = upload_beside(at_);
     }
-    step.restart();
-    if (upload.valid()) build_seconds_["upload_a_beside"] = upload.get();
-    if (transpose) at_ = SpmmOperator<V, Index>(std::move(at), operator_config(options_));
     build_seconds_["operators"] = step.seconds();
+}
+
+template <typename V>
+SpmmOperator<V, Index>& LocalProjector<V>::ready(bool transposed) {
+    const bool stored_at = transposed && !options_.scatter_transpose;
+    std::future<double>& upload = stored_at ? at_upload_ : a_upload_;
+    if (upload.valid()) build_seconds_[stored_at ? "upload_at_beside" : "upload_a_beside"] = upload.get();
+    return stored_at ? at_ : a_;
+}
+
+template <typename V>
+void LocalProjector<V>::finish_build() {
+    ready(false);
+    ready(true);
 }
 
 template <typename V>
@@ -99,9 +117,9 @@ void LocalProjector<V>::run(bool transposed, DenseMatrix<V>& in, DenseMatrix<V>&
                        std::string(transposed ? "backprojection" : "projection") + ": input has " +
                            std::to_string(in.rows()) + " rows, expected " + std::to_string(in_rows));
     if (out.rows() != out_rows || out.cols() != in.cols()) out = DenseMatrix<V>(out_rows, in.cols());
+    auto& op = ready(transposed);
     Timer timer;
     const size_type k = in.cols();
-    auto& op = transposed && !options_.scatter_transpose ? at_ : a_;
     if (transposed && options_.scatter_transpose)
         op.multiply_transposed(DenseView<const V>(in.view()), out.view());
     else

@@ -4,6 +4,7 @@
 
 #include <mpi.h>
 
+#include <future>
 #include <memory>
 #include <string>
 
@@ -60,6 +61,9 @@ public:
     /// Adds the device products' times recorded since the last call to stats(); called once
     /// the host has waited for the device.
     virtual void collect_device_times() {}
+    /// Waits for what the build left running beside the host's work (on cuda, the matrices'
+    /// uploads), so that none of it lands in the solver's loop. Called before the solver starts.
+    virtual void finish_build() {}
     /// Bytes of A and Aᵀ held here (what one forward + backward pair reads at least once).
     virtual double matrix_bytes() const = 0;
     /// Nonzeros of this rank's share of A (the same count is in its share of Aᵀ).
@@ -99,7 +103,8 @@ public:
     LocalProjector(TiledEll<ValueType, Index> a, TiledEll<ValueType, Index> at, const ProjectorOptions& options,
                    PhaseTimes* times = nullptr);
     /// Takes A in tiled ELL and makes Aᵀ from it (core's tiled transpose) unless Aᵀ is the
-    /// scatter kernel on A; on cuda A's upload runs beside the transpose.
+    /// scatter kernel on A. On cuda the matrices go up on threads of their own, A beside the
+    /// transpose and Aᵀ beside the sinograms' preparation; a product waits for its matrix.
     LocalProjector(TiledEll<ValueType, Index> a, const ProjectorOptions& options, PhaseTimes* times = nullptr);
     size_type pixels() const override { return pixels_; }
     size_type rays() const override { return rays_; }
@@ -109,6 +114,7 @@ public:
     void forward_device(DenseView<const ValueType> x, DenseView<ValueType> y) override;
     void backward_device(DenseView<const ValueType> y, DenseView<ValueType> x) override;
     void collect_device_times() override;
+    void finish_build() override;
     double matrix_bytes() const override;
     size_type nnz() const override { return nnz_; }
     nlohmann::json describe() const override;
@@ -119,6 +125,8 @@ public:
 private:
     void run(bool transposed, DenseMatrix<ValueType>& in, DenseMatrix<ValueType>& out);
     void count_product(bool transposed, size_type k);
+    /// The operator a product uses (A, Aᵀ, or A for the scatter transpose), its upload waited for.
+    SpmmOperator<ValueType, Index>& ready(bool transposed);
     struct DeviceTimes;  // event pairs of the device products (device_products.cpp)
     struct DeviceTimesDeleter {
         void operator()(DeviceTimes* t) const;
@@ -133,6 +141,8 @@ private:
     nlohmann::json build_seconds_ = nlohmann::json::object();
     size_type pixels_ = 0, rays_ = 0, nnz_ = 0;
     SpmmOperator<ValueType, Index> a_, at_;
+    // Their uploads on cuda (seconds each took), declared after them: joined before they go.
+    std::future<double> a_upload_, at_upload_;
 };
 
 /// Builds A for every ray of `ordering` (two-pass, parallel) and the local operator; with the

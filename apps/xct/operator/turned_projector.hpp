@@ -29,6 +29,7 @@ public:
     void forward_device(DenseView<const ValueType> x, DenseView<ValueType> y) override;
     void backward_device(DenseView<const ValueType> y, DenseView<ValueType> x) override;
     void collect_device_times() override;
+    void finish_build() override { half_->finish_build(); }
     double matrix_bytes() const override { return half_->matrix_bytes(); }
     /// Nonzeros stored (A of the whole scan has twice as many).
     size_type nnz() const override { return half_->nnz(); }
