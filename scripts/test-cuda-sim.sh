@@ -18,6 +18,7 @@ cmake --build "$build" -j "${TESSEL_JOBS:-$(nproc)}" --target "${targets[@]}" > 
 echo "== simulator build in $(( $(date +%s) - start )) s"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}  # no spinning beside the other test (scripts/test.sh)
 cd "$build"
 log=$(mktemp)
 status=0
