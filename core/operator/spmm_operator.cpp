@@ -40,7 +40,7 @@ SpmmOperator<V, I>::SpmmOperator(Csr<V, I> a, const SpmmOperatorConfig& config)
     } else {
         csr_ = std::move(a);
     }
-    if (config_.backend == Backend::cuda && !config_.defer_upload) make_device();
+    if (!config_.defer_upload) upload();
 }
 
 template <typename V, typename I>
@@ -52,7 +52,7 @@ SpmmOperator<V, I>::SpmmOperator(TiledEll<V, I> a, const SpmmOperatorConfig& con
     config_.tiles = tiled_.config;
     if (config_.half_values) store_values_in_half(tiled_);
     config_.half_values = tiled_.stores_half();
-    if (config_.backend == Backend::cuda && !config_.defer_upload) make_device();
+    if (!config_.defer_upload) upload();
 }
 
 template <typename V, typename I>

@@ -67,7 +67,6 @@ struct RunContext {
     Ordering ordering;
     std::unique_ptr<Projector<V>> op;
     std::vector<size_type> pixel_offsets, ray_offsets;
-    nlohmann::json operator_info;
 
     // Rounds (run_round.cpp): each round's slices to the outputs on rank 0, counters.
     std::unique_ptr<VolumeSink> sink;  // rank 0

@@ -19,7 +19,6 @@ void prepare_direct_fbp(RunContext<V>& c) {
     c.pixel_offsets = {0, g.num_pixels()};
     c.ray_offsets = {0, g.num_rays()};
     c.op = std::make_unique<TracedProjector<V>>(g);
-    c.operator_info = c.op->describe();
     if (c.talk)
         c.log << "operator: none built; FBP backprojects the filtered sinograms directly (pixel-driven, on "
               << to_string(c.o.projector.backend) << ", " << c.k() << " slice(s) per pass)\n";

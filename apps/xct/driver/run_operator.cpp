@@ -76,9 +76,8 @@ void build_operator(RunContext<V>& c) {
         }
         c.op = c.plan.p_data == 1 ? local_operator(c, g, c.ordering) : distributed_operator(c);
     }
-    c.operator_info = c.op->describe();
     if (!c.talk) return;
-    const nlohmann::json& info = c.operator_info;
+    const nlohmann::json info = c.op->describe();
     const bool scatter = c.plan.scatter_transpose;
     c.log << "operator: nnz(A) " << c.op->nnz() << " (this rank), " << (scatter ? "A (A^T by the scatter kernel) " : "A and A^T ")
           << format_bytes(c.op->matrix_bytes());

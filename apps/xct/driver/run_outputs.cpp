@@ -131,7 +131,7 @@ void fill_metrics(RunContext<V>& c, ReconstructResult& result, const Totals& tot
     m["batch_slices"] = c.k();
     m["rounds"] = c.rounds();
     m["order"] = {{"kind", std::string(to_string(o.order))}, {"tile", o.tile}};
-    m["operator"] = c.operator_info;
+    m["operator"] = c.op->describe();  // at the end: with the build's overlapped uploads
     m["memory"] = {{"estimate_total", c.plan.estimate.total()},
                    {"estimate_matrices", c.plan.estimate.matrices},
                    {"estimate_build_peak", c.plan.estimate.build_peak},

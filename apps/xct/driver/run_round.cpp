@@ -289,7 +289,6 @@ bool run_round(RunContext<V>& c, Solver<V>& solver, size_type round, Reconstruct
         auto scope = c.times.scope("build");  // on cuda the last of the matrices' uploads
         c.op->finish_build();
     }
-    c.operator_info = c.op->describe();  // with the uploads' seconds
     SolverState<V> state;
     Timer iterate_timer;
     start_state(c, solver, b, x_fbp, resuming, state);
