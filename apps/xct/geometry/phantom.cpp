@@ -130,28 +130,69 @@ std::vector<float> shepp_logan_2d(size_type n) {
     return image;
 }
 
+namespace {
+
+// Whether (x, y, z) lies in ellipsoid e (rotation r): the one test every pixel's value uses.
+bool inside(const Ellipsoid& e, const Rotation& r, double x, double y, double z) {
+    const double u = r[0] * x + r[1] * y + r[2] * z - e.x0;
+    const double w = r[3] * x + r[4] * y + r[5] * z - e.y0;
+    const double q = r[6] * x + r[7] * y + r[8] * z - e.z0;
+    return u * u / (e.a * e.a) + w * w / (e.b * e.b) + q * q / (e.c * e.c) <= 1.0;
+}
+
+// The pixels [first, last) of a row (y, z) that may lie in e: along the row the test is a
+// convex quadratic in x, so inside is an interval; its roots widened by two pixels, beyond
+// which the quadratic exceeds 1 by far more than rounding, so the exact test decides the rest.
+std::pair<size_type, size_type> row_span(const Ellipsoid& e, const Rotation& r, double y, double z, size_type n) {
+    const double ia = 1.0 / (e.a * e.a), ib = 1.0 / (e.b * e.b), ic = 1.0 / (e.c * e.c);
+    const double cu = r[1] * y + r[2] * z - e.x0, cw = r[4] * y + r[5] * z - e.y0, cq = r[7] * y + r[8] * z - e.z0;
+    const double qa = r[0] * r[0] * ia + r[3] * r[3] * ib + r[6] * r[6] * ic;
+    const double qb = 2.0 * (r[0] * cu * ia + r[3] * cw * ib + r[6] * cq * ic);
+    const double qc = cu * cu * ia + cw * cw * ib + cq * cq * ic;
+    const double disc = qb * qb - 4.0 * qa * (qc - 1.0);
+    const double half = 0.5 * double(n), margin = 2.0 / half;
+    const double centre = -qb / (2.0 * qa), reach = std::sqrt(std::max(disc, 0.0)) / (2.0 * qa) + margin;
+    if (disc < 0 && qc - qb * qb / (4.0 * qa) > 1.0 + qa * margin * margin) return {0, 0};
+    // Pixel ix sits at x = (ix + 0.5 - n/2) / (n/2).
+    const double lo = std::floor((centre - reach) * half + half - 0.5), hi = std::ceil((centre + reach) * half + half - 0.5);
+    const size_type first = lo < 0 ? 0 : lo > double(n) ? n : static_cast<size_type>(lo);
+    const size_type last = hi < 0 ? 0 : hi + 1 > double(n) ? n : static_cast<size_type>(hi) + 1;
+    return {first, std::max(first, last)};
+}
+
+}  // namespace
+
+double shepp_logan_3d_value(double x, double y, double z) {
+    double v = 0;
+    for (const Ellipsoid& e : ellipsoids_3d)
+        if (inside(e, rotation_of(e), x, y, z)) v += e.value;
+    return v;
+}
+
 std::vector<float> shepp_logan_3d_slice(size_type n, double z) {
     if (n < 1) TESSEL_INVALID_INPUT("phantom", 0, "size " + std::to_string(n) + " is below 1");
     std::vector<float> image(static_cast<std::size_t>(n * n), 0.0f);
-    // Each ellipsoid's rotation once, not per pixel (the same doubles: the image is unchanged).
+    // Each ellipsoid's rotation once, not per pixel (the same doubles: the image is unchanged),
+    // and each row tests only the pixels near each ellipsoid's chord (a tenth of the work);
+    // a pixel's sum still adds the ellipsoids in order, so every value equals
+    // shepp_logan_3d_value at the pixel's centre.
     constexpr std::size_t count = std::size(ellipsoids_3d);
     std::array<Rotation, count> rotations;
     for (std::size_t i = 0; i < count; ++i) rotations[i] = rotation_of(ellipsoids_3d[i]);
-#pragma omp parallel for schedule(static)
-    for (size_type iy = 0; iy < n; ++iy) {
-        const double y = -unit(iy, n);
-        for (size_type ix = 0; ix < n; ++ix) {
-            const double x = unit(ix, n);
-            double v = 0;
+#pragma omp parallel
+    {
+        std::vector<double> row(static_cast<std::size_t>(n));
+#pragma omp for schedule(static)
+        for (size_type iy = 0; iy < n; ++iy) {
+            const double y = -unit(iy, n);
+            std::fill(row.begin(), row.end(), 0.0);
             for (std::size_t i = 0; i < count; ++i) {
                 const Ellipsoid& e = ellipsoids_3d[i];
-                const Rotation& r = rotations[i];
-                const double u = r[0] * x + r[1] * y + r[2] * z - e.x0;
-                const double w = r[3] * x + r[4] * y + r[5] * z - e.y0;
-                const double q = r[6] * x + r[7] * y + r[8] * z - e.z0;
-                if (u * u / (e.a * e.a) + w * w / (e.b * e.b) + q * q / (e.c * e.c) <= 1.0) v += e.value;
+                const auto [first, last] = row_span(e, rotations[i], y, z, n);
+                for (size_type ix = first; ix < last; ++ix)
+                    if (inside(e, rotations[i], unit(ix, n), y, z)) row[ix] += e.value;
             }
-            image[iy * n + ix] = static_cast<float>(v);
+            for (size_type ix = 0; ix < n; ++ix) image[iy * n + ix] = static_cast<float>(row[ix]);
         }
     }
     return image;

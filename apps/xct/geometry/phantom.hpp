@@ -20,6 +20,10 @@ std::vector<float> shepp_logan_2d(size_type n);
 /// close to z = 0).
 std::vector<float> shepp_logan_3d_slice(size_type n, double z);
 
+/// The 3-D phantom's value at (x, y, z) in the phantom's own axes: pixel (ix, iy) of
+/// shepp_logan_3d_slice(n, z) is this value at (x_ix, -x_iy, z), x_i = (i + 0.5 - n/2)/(n/2).
+double shepp_logan_3d_value(double x, double y, double z);
+
 /// `slices` images of n x n: the 2-D phantom when slices == 1, else slices of the 3-D phantom
 /// at z_s = (2s + 1)/slices - 1 (the whole head from bottom to top), laid out (slices, n, n).
 std::vector<float> shepp_logan_volume(size_type n, size_type slices);
