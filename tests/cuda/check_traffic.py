@@ -3,13 +3,17 @@
 JSON, core/device_traffic.hpp) against per-step limits, and prints what it found.
 
 usage: check_traffic.py METRICS.json (--max-bytes-per-step B | --exchange-bytes-plus-per-slice P)
-                        --max-syncs-per-step S [--min-steps N]
+                        --max-syncs-per-step S [--min-steps N] [--built-beside]
 
 --exchange-bytes-plus-per-slice P (xct with data ranks, host-staged): the limit per step is what
 MPI carries for this rank, K x value size x the rows its exchange steps send and receive in one
 forward and one backward product (the operator's forward/backward_rows_sent/received, from the
 partition's reduction plans), plus P bytes per slice for the per-slice scalars the solver sums
 over ranks and reads.
+
+--built-beside (xct on one rank): the build left the critical path: A went up on a thread of its
+own and, with a stored Aᵀ, Aᵀ was transposed and went up on another (the operator's
+build_seconds name upload_a_beside, and transpose_beside and upload_at_beside).
 """
 import argparse
 import json
@@ -29,6 +33,16 @@ def exchange_bound(metrics, per_slice):
     return bound
 
 
+def beside_failures(op):
+    """What of the one-rank build did not run beside the host's work (see --built-beside)."""
+    build = op.get("build_seconds", {})
+    expected = ["upload_a_beside"]
+    if isinstance(op.get("At"), dict):  # a stored Aᵀ
+        expected += ["transpose_beside", "upload_at_beside"]
+    print("build: " + ", ".join(f"{k} {v:.4f}" for k, v in build.items()))
+    return [f"the build's {key} is missing: it did not run beside" for key in expected if key not in build]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("metrics")
@@ -37,6 +51,7 @@ def main():
     limit.add_argument("--exchange-bytes-plus-per-slice", type=float)
     parser.add_argument("--max-syncs-per-step", type=float, required=True)
     parser.add_argument("--min-steps", type=int, default=1)
+    parser.add_argument("--built-beside", action="store_true")
     args = parser.parse_args()
     with open(args.metrics) as f:
         metrics = json.load(f)
@@ -59,6 +74,8 @@ def main():
                         f"limit {args.max_syncs_per_step:g}")
     if steps and steady["launches"] == 0:
         failures.append("no launch in the steady phase: nothing ran on the device")
+    if args.built_beside:
+        failures += beside_failures(metrics["operator"])
     for failure in failures:
         print("check_traffic: " + failure, file=sys.stderr)
     return 1 if failures else 0

@@ -67,6 +67,7 @@ struct RunContext {
     Ordering ordering;
     std::unique_ptr<Projector<V>> op;
     std::vector<size_type> pixel_offsets, ray_offsets;
+    bool operator_unlogged = false;  // its line waits for the build's last part (log_operator)
 
     // Rounds (run_round.cpp): each round's slices to the outputs on rank 0, counters.
     std::unique_ptr<VolumeSink> sink;  // rank 0

@@ -1,5 +1,5 @@
 // Step 4 of a reconstruction: the rank grid, the orderings of both domains, A and Aᵀ (local on
-// one data rank, distributed over several), and what was built printed.
+// one data rank, distributed over several), and what was built printed (once it is finished).
 #include "apps/xct/cache/operator_cache.hpp"
 #include "apps/xct/driver/log_text.hpp"
 #include "apps/xct/driver/run_context.hpp"
@@ -76,7 +76,13 @@ void build_operator(RunContext<V>& c) {
         }
         c.op = c.plan.p_data == 1 ? local_operator(c, g, c.ordering) : distributed_operator(c);
     }
-    if (!c.talk) return;
+    c.operator_unlogged = c.talk;
+}
+
+template <typename V>
+void log_operator(RunContext<V>& c) {
+    const ReconstructOptions& o = c.o;
+    c.operator_unlogged = false;
     const nlohmann::json info = c.op->describe();
     const bool scatter = c.plan.scatter_transpose;
     c.log << "operator: nnz(A) " << c.op->nnz() << " (this rank), " << (scatter ? "A (A^T by the scatter kernel) " : "A and A^T ")
@@ -96,5 +102,7 @@ void build_operator(RunContext<V>& c) {
 
 template void build_operator<float>(RunContext<float>&);
 template void build_operator<double>(RunContext<double>&);
+template void log_operator<float>(RunContext<float>&);
+template void log_operator<double>(RunContext<double>&);
 
 }  // namespace tessel::xct

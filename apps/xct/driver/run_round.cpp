@@ -286,9 +286,10 @@ bool run_round(RunContext<V>& c, Solver<V>& solver, size_type round, Reconstruct
         file_sinograms(c, first, count, b);
     const DenseMatrix<V> x_fbp = beamline_steps(c, b, resuming);
     {
-        auto scope = c.times.scope("build");  // on cuda the last of the matrices' uploads
+        auto scope = c.times.scope("build");  // on cuda what is left of Aᵀ's transpose and the uploads
         c.op->finish_build();
     }
+    if (c.operator_unlogged) log_operator(c);
     SolverState<V> state;
     Timer iterate_timer;
     start_state(c, solver, b, x_fbp, resuming, state);

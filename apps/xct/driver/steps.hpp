@@ -24,9 +24,13 @@ void open_checkpoint(RunContext<V>& c);
 /// The plan (throws OutOfMemoryBudget unless a dry run), printed. plan_step.cpp.
 template <typename V>
 void plan_run(RunContext<V>& c, ReconstructResult& result);
-/// Ranks, orderings, A and Aᵀ; printed. run_operator.cpp.
+/// Ranks, orderings, A and Aᵀ (on cuda part of the build goes on beside the first round's
+/// sinograms: Projector::finish_build). run_operator.cpp.
 template <typename V>
 void build_operator(RunContext<V>& c);
+/// What build_operator built, printed on rank 0 once the build has finished. run_operator.cpp.
+template <typename V>
+void log_operator(RunContext<V>& c);
 /// --solver fbp instead of build_operator: all ranks batch ranks, natural order, a matrix-free
 /// A (for the phantom's sinograms) and no Aᵀ: run_round backprojects directly. run_direct_fbp.cpp.
 template <typename V>

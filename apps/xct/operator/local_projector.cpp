@@ -79,35 +79,54 @@ LocalProjector<V>::LocalProjector(TiledEll<V, Index> a, const ProjectorOptions& 
     PhaseTimes local;
     auto scope = (times ? *times : local).scope("build");
     Timer step;
-    // On cuda the uploads (from pageable memory, a tenth of a second or more each on the
-    // H200's problem) leave the critical path: A's runs while the host transposes A's host
-    // copy (both only read it), Aᵀ's while the sinograms are made or read.
+    // On cuda the build leaves the critical path (the H200's whole process spent 0.3-0.35 s
+    // uploading from pageable memory and 0.35-0.7 s transposing on the host): A goes up on a
+    // thread of its own, and a second thread transposes A's host copy (both only read it) and
+    // sends Aᵀ up, while the host makes or reads the sinograms; a product waits for its matrix.
     SpmmOperatorConfig config = operator_config(options_);
     config.defer_upload = resolve_backend(config.backend) == Backend::cuda;
     a_ = SpmmOperator<V, Index>(std::move(a), config);
     if (config.defer_upload) a_upload_ = upload_beside(a_);
-    if (!options_.scatter_transpose) {
-        TiledEll<V, Index> at = tiled_ell_transpose(*a_.tiled(), options_.tiles);
+    if (!options_.scatter_transpose && config.defer_upload) {
+        at_beside_ = std::async(std::launch::async, [this, config] {
+            Timer timer;
+            BesideSeconds s;
+            at_ = SpmmOperator<V, Index>(tiled_ell_transpose(*a_.tiled(), options_.tiles), config);
+            s.transpose = timer.seconds();
+            timer.restart();
+            at_.upload();
+            s.upload = timer.seconds();
+            return s;
+        });
+    } else if (!options_.scatter_transpose) {
+        at_ = SpmmOperator<V, Index>(tiled_ell_transpose(*a_.tiled(), options_.tiles), config);
         build_seconds_["transpose"] = step.seconds();
         step.restart();
-        at_ = SpmmOperator<V, Index>(std::move(at), config);
-        if (config.defer_upload) at_upload_ = upload_beside(at_);
     }
     build_seconds_["operators"] = step.seconds();
 }
 
 template <typename V>
+void LocalProjector<V>::join_build(bool stored_at) const {
+    if (!stored_at && a_upload_.valid()) build_seconds_["upload_a_beside"] = a_upload_.get();
+    if (stored_at && at_beside_.valid()) {
+        const BesideSeconds s = at_beside_.get();
+        build_seconds_["transpose_beside"] = s.transpose;
+        build_seconds_["upload_at_beside"] = s.upload;
+    }
+}
+
+template <typename V>
 SpmmOperator<V, Index>& LocalProjector<V>::ready(bool transposed) {
     const bool stored_at = transposed && !options_.scatter_transpose;
-    std::future<double>& upload = stored_at ? at_upload_ : a_upload_;
-    if (upload.valid()) build_seconds_[stored_at ? "upload_at_beside" : "upload_a_beside"] = upload.get();
+    join_build(stored_at);
     return stored_at ? at_ : a_;
 }
 
 template <typename V>
 void LocalProjector<V>::finish_build() {
-    ready(false);
-    ready(true);
+    join_build(false);
+    join_build(true);
 }
 
 template <typename V>
@@ -153,11 +172,14 @@ void LocalProjector<V>::backward(DenseMatrix<V>& y, DenseMatrix<V>& x) {
 
 template <typename V>
 double LocalProjector<V>::matrix_bytes() const {
+    join_build(true);
     return a_.bytes() + (options_.scatter_transpose ? 0.0 : at_.bytes());
 }
 
 template <typename V>
 nlohmann::json LocalProjector<V>::describe() const {
+    join_build(false);  // the build's seconds complete
+    join_build(true);
     nlohmann::json j{{"kernel", std::string(to_string(options_.kernel))},
                      {"kernel_runs", a_.kernel_description(0)},
                      {"backend", std::string(tessel::to_string(a_.config().backend))},

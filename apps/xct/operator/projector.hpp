@@ -103,8 +103,9 @@ public:
     LocalProjector(TiledEll<ValueType, Index> a, TiledEll<ValueType, Index> at, const ProjectorOptions& options,
                    PhaseTimes* times = nullptr);
     /// Takes A in tiled ELL and makes Aᵀ from it (core's tiled transpose) unless Aᵀ is the
-    /// scatter kernel on A. On cuda the matrices go up on threads of their own, A beside the
-    /// transpose and Aᵀ beside the sinograms' preparation; a product waits for its matrix.
+    /// scatter kernel on A. On cuda A goes up on a thread of its own and a second thread
+    /// transposes and sends Aᵀ up, beside the sinograms' preparation; whatever needs a matrix
+    /// (a product, describe(), at_tiled()) waits for it.
     LocalProjector(TiledEll<ValueType, Index> a, const ProjectorOptions& options, PhaseTimes* times = nullptr);
     size_type pixels() const override { return pixels_; }
     size_type rays() const override { return rays_; }
@@ -120,13 +121,19 @@ public:
     nlohmann::json describe() const override;
     /// The operators' tiled ELL forms (null with the csr kernel).
     const TiledEll<ValueType, Index>* a_tiled() const { return a_.tiled(); }
-    const TiledEll<ValueType, Index>* at_tiled() const { return at_.tiled(); }
+    const TiledEll<ValueType, Index>* at_tiled() const {
+        join_build(true);
+        return at_.tiled();
+    }
 
 private:
     void run(bool transposed, DenseMatrix<ValueType>& in, DenseMatrix<ValueType>& out);
     void count_product(bool transposed, size_type k);
     /// The operator a product uses (A, Aᵀ, or A for the scatter transpose), its upload waited for.
     SpmmOperator<ValueType, Index>& ready(bool transposed);
+    /// Waits for what the build left running on A (its upload) or on Aᵀ (its transpose and
+    /// upload), once, and records its seconds (its exceptions come out here).
+    void join_build(bool stored_at) const;
     struct DeviceTimes;  // event pairs of the device products (device_products.cpp)
     struct DeviceTimesDeleter {
         void operator()(DeviceTimes* t) const;
@@ -138,11 +145,17 @@ private:
                                                                    const ProjectorOptions&, PhaseTimes*);
 
     ProjectorOptions options_;
-    nlohmann::json build_seconds_ = nlohmann::json::object();
+    mutable nlohmann::json build_seconds_ = nlohmann::json::object();
     size_type pixels_ = 0, rays_ = 0, nnz_ = 0;
     SpmmOperator<ValueType, Index> a_, at_;
-    // Their uploads on cuda (seconds each took), declared after them: joined before they go.
-    std::future<double> a_upload_, at_upload_;
+    // On cuda, A's upload and Aᵀ's transpose + upload (seconds each took), declared after the
+    // operators so that they are joined before the operators go. Mutable: the const accessors
+    // wait for them too (join_build).
+    struct BesideSeconds {
+        double transpose = 0, upload = 0;
+    };
+    mutable std::future<double> a_upload_;
+    mutable std::future<BesideSeconds> at_beside_;
 };
 
 /// Builds A for every ray of `ordering` (two-pass, parallel) and the local operator; with the
