@@ -107,6 +107,9 @@ public:
     /// transposes and sends Aᵀ up, beside the sinograms' preparation; whatever needs a matrix
     /// (a product, describe(), at_tiled()) waits for it.
     LocalProjector(TiledEll<ValueType, Index> a, const ProjectorOptions& options, PhaseTimes* times = nullptr);
+    // The build's threads hold `this`: the operator stays where it was made.
+    LocalProjector(const LocalProjector&) = delete;
+    LocalProjector& operator=(const LocalProjector&) = delete;
     size_type pixels() const override { return pixels_; }
     size_type rays() const override { return rays_; }
     void forward(DenseMatrix<ValueType>& x, DenseMatrix<ValueType>& y) override;
