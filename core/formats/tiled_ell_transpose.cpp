@@ -291,6 +291,14 @@ std::vector<std::vector<size_type>> slot_widths(std::vector<std::vector<std::uin
     return widths;
 }
 
+// Aᵀ's block p's map: the threads' lists of A's rows end to end.
+template <typename V, typename I>
+void copy_block_map(TiledEll<V, I>& t, const TransposeBlocks<I>& tb, size_type p) {
+    for (std::size_t u = 0; u < tb.rows_of.size(); ++u)
+        std::copy(tb.rows_of[u][p].begin(), tb.rows_of[u][p].end(),
+                  t.map.begin() + t.mapdispl[tb.stage_at[p]] + tb.base[u][p]);
+}
+
 // Pads the slots of Aᵀ's block p that no entry took (index 0, value 0): `filled` holds, per
 // (stage, row), the entries written (the last thread's counters end at the total). The slots
 // were left unwritten by the layout, so each byte of the bulk is written once.
@@ -338,13 +346,25 @@ size_type fill_slots(const TiledEll<V, I>& a, TiledEll<V, I>& t, const Transpose
 #pragma omp barrier
 #pragma omp for schedule(dynamic, 16)
         for (size_type p = 0; p < blocks; ++p) {
-            for (int u = 0; u < threads; ++u)
-                std::copy(tb.rows_of[u][p].begin(), tb.rows_of[u][p].end(),
-                          t.map.begin() + t.mapdispl[tb.stage_at[p]] + tb.base[u][p]);
+            copy_block_map(t, tb, p);
             pad_block(t, tb, count.back(), p, half);
         }
     }
     return nnz;
+}
+
+// Aᵀ's layout from pass 1's blocks and pass 2's counts (slots sized, not written).
+template <typename V, typename I>
+TiledEll<V, I> layout_of(const TiledEll<V, I>& a, const TiledEllConfig& config, const TransposeBlocks<I>& tb,
+                         std::vector<std::vector<std::uint32_t>>& count, int threads) {
+    auto widths = slot_widths(count, tb, config.block_rows, config.block_rows / TiledEll<V, I>::warp_size, threads);
+    TiledEll<V, I> t;
+    t.rows = a.cols;
+    t.cols = a.rows;
+    t.config = config;
+    const bool half = a.stores_half();  // half values stay half (exactly: no rounding again)
+    detail::lay_out_tiled_ell(t, tb.distinct, widths, half, /*clear=*/false);  // fill_slots pads
+    return t;
 }
 
 }  // namespace
@@ -357,20 +377,35 @@ TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig
     const int threads = std::max(1, omp_get_max_threads());
     const TransposeBlocks<I> tb = find_blocks(a, blocks, br, be, threads);
     auto count = count_entries(a, tb, br, be, threads);
-    auto widths = slot_widths(count, tb, br, br / TiledEll<V, I>::warp_size, threads);
-    TiledEll<V, I> t;
-    t.rows = a.cols;
-    t.cols = a.rows;
-    t.config = config;
-    const bool half = a.stores_half();  // half values stay half (exactly: no rounding again)
-    detail::lay_out_tiled_ell(t, tb.distinct, widths, half, /*clear=*/false);  // fill_slots pads
-    widths = {};
-    t.nnz = fill_slots(a, t, tb, count, half, threads);
+    TiledEll<V, I> t = layout_of(a, config, tb, count, threads);
+    t.nnz = fill_slots(a, t, tb, count, a.stores_half(), threads);
     return t;
 }
 
-#define TESSEL_INSTANTIATE(V, I) \
-    template TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>&, const TiledEllConfig&);
+template <typename V, typename I>
+TiledEll<V, I> tiled_ell_transpose_layout(const TiledEll<V, I>& a, const TiledEllConfig& config) {
+    check_tiled_ell_config(config);
+    const size_type br = config.block_rows, be = config.buffer_entries;
+    const size_type blocks = (a.cols + br - 1) / br;  // blocks of Aᵀ
+    const int threads = std::max(1, omp_get_max_threads());
+    const TransposeBlocks<I> tb = find_blocks(a, blocks, br, be, threads);
+    auto count = count_entries(a, tb, br, be, threads);
+    size_type nnz = 0;
+    for (const auto& mine : count)
+        for (const std::uint32_t c : mine) nnz += c;
+    TiledEll<V, I> t = layout_of(a, config, tb, count, threads);
+    t.index.release();  // the slots are the device's to make: sized, never touched, released
+    t.values.release();
+    t.half_values.release();
+#pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
+    for (size_type p = 0; p < blocks; ++p) copy_block_map(t, tb, p);
+    t.nnz = nnz;
+    return t;
+}
+
+#define TESSEL_INSTANTIATE(V, I)                                                                 \
+    template TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>&, const TiledEllConfig&); \
+    template TiledEll<V, I> tiled_ell_transpose_layout(const TiledEll<V, I>&, const TiledEllConfig&);
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 

@@ -145,6 +145,33 @@ TEMPLATE_PRODUCT_TEST_CASE("tiled ELL transpose equals the CSR builder on the tr
                       Catch::Contains("buffer_entries 0 outside 1..65536"));
 }
 
+TEMPLATE_PRODUCT_TEST_CASE("the transpose's layout alone is the transpose without its slots", "[tiled-ell][formats]",
+                           std::pair, ((float, std::int32_t), (double, std::int64_t))) {
+    using V = typename TestType::first_type;
+    using I = typename TestType::second_type;
+    for (const auto& a : lean_corpus<V, I>())
+        for (const auto& cut : lean_configs)
+            for (const int threads : {1, 3}) {
+                omp_set_num_threads(threads);
+                const auto tiled_a = tiled_ell_from_csr(a, lean_configs[1]);
+                const auto whole = tiled_ell_transpose(tiled_a, cut);
+                const auto layout = tiled_ell_transpose_layout(tiled_a, cut);
+                INFO("threads " << threads << " rows " << a.rows() << " cut " << cut.block_rows << "/" << cut.buffer_entries);
+                CHECK(layout.rows == whole.rows);
+                CHECK(layout.cols == whole.cols);
+                CHECK(layout.nnz == whole.nnz);
+                CHECK(layout.buffdispl == whole.buffdispl);
+                CHECK(layout.mapdispl == whole.mapdispl);
+                CHECK(layout.map == whole.map);
+                CHECK(layout.warpdispl == whole.warpdispl);
+                CHECK(layout_stored(layout) == whole.stored());
+                CHECK((layout.index.empty() && layout.values.empty() && layout.half_values.empty()));
+            }
+    omp_set_num_threads(2);
+    CHECK_THROWS_WITH(tiled_ell_transpose_layout(TiledEll<V, I>{}, TiledEllConfig{48, 64}),
+                      Catch::Contains("block_rows 48 is not a positive multiple of 32"));
+}
+
 TEST_CASE("the lean builders keep half values: straight from the rows, and through the transpose",
           "[tiled-ell][formats][half]") {
     using V = float;
