@@ -4,6 +4,9 @@
 #include <vector>
 
 #include "core/cuda/device_formats.hpp"
+#include "core/cuda/kernels/tiled_ell_transpose.hpp"
+#include "core/cuda/runtime/transfer.hpp"
+#include "core/formats/tiled_ell_transpose.hpp"
 #include "core/instantiate.hpp"
 
 namespace tessel::cuda {
@@ -51,6 +54,38 @@ DeviceTiledEll<V, I>::DeviceTiledEll(const TiledEll<V, I>& host, cudaStream_t st
                            static_cast<size_type>(host.warpdispl.size()) ==
                                host.num_stages() * host.warps_per_block() + 1,
                        "DeviceTiledEll: inconsistent tiled ELL arrays");
+}
+
+template <typename V, typename I>
+DeviceTiledEll<V, I>::DeviceTiledEll(const TiledEll<V, I>& layout, const DeviceTiledEll& a, cudaStream_t stream)
+    : rows_(layout.rows), cols_(layout.cols), nnz_(layout.nnz), block_rows_(layout.config.block_rows),
+      num_blocks_(layout.num_blocks()), max_stage_entries_(layout.max_stage_entries()),
+      buffdispl_(layout.buffdispl.data(), static_cast<size_type>(layout.buffdispl.size()), stream),
+      mapdispl_(layout.mapdispl.data(), static_cast<size_type>(layout.mapdispl.size()), stream),
+      map_(layout.map.data(), static_cast<size_type>(layout.map.size()), stream),
+      warpdispl_(layout.warpdispl.data(), static_cast<size_type>(layout.warpdispl.size()), stream),
+      index_(layout_stored(layout)) {
+    TESSEL_ENSURE_DIMS(layout.rows == a.cols() && layout.cols == a.rows() &&
+                           static_cast<size_type>(layout.warpdispl.size()) ==
+                               layout.num_stages() * layout.warps_per_block() + 1,
+                       "DeviceTiledEll: the layout is not that of the matrix's transpose");
+    const bool half = a.half_values() != nullptr;
+    if (half)
+        half_values_ = DeviceBuffer<std::uint16_t>(layout_stored(layout));
+    else
+        values_ = DeviceBuffer<V>(layout_stored(layout));
+    index_.fill_zero(stream);  // the padding: index 0, value 0
+    values_.fill_zero(stream);
+    half_values_.fill_zero(stream);
+    DeviceBuffer<std::int32_t> counts(std::max<size_type>(layout.num_stages() * block_rows_, 1));
+    counts.fill_zero(stream);
+    const detail::TransposedSlots<V, I> t{block_rows_,       layout.warps_per_block(), layout.config.buffer_entries,
+                                          layout.num_stages(), buffdispl_.data(),       mapdispl_.data(),
+                                          map_.data(),       warpdispl_.data(),        counts.data(),
+                                          index_.data(),     half ? nullptr : values_.data(),
+                                          half ? half_values_.data() : nullptr};
+    detail::fill_transposed_slots(a, t, stream);
+    synchronize_stream(stream);  // the counters go with this scope
 }
 
 #define TESSEL_INSTANTIATE(V, I)        \

@@ -56,6 +56,11 @@ public:
     DeviceTiledEll() = default;
     explicit DeviceTiledEll(const TiledEll<ValueType, IndexType>& host,
                             cudaStream_t stream = nullptr);
+    /// Aᵀ of the device matrix `a` made on the device: `layout` (tiled_ell_transpose_layout of
+    /// A's host copy, no slots) uploaded, the slots filled from a's
+    /// (detail::fill_transposed_slots); the same arrays as uploading tiled_ell_transpose of A.
+    /// Ordered on `stream`. Throws DimensionMismatch when `layout` is not Aᵀ's.
+    DeviceTiledEll(const TiledEll<ValueType, IndexType>& layout, const DeviceTiledEll& a, cudaStream_t stream = nullptr);
 
     size_type rows() const { return rows_; }
     size_type cols() const { return cols_; }

@@ -32,6 +32,7 @@
 // The members of SpmmOperator<V, I> that make and use its device copy (spmm_operator_device.cpp).
 #define TESSEL_CUDA_OPERATOR_ENTRY_POINTS(X, V, I)                                                        \
     X(make_device, (void), ())                                                                            \
+    X(make_device_transposed, (void), (const SpmmOperator<V, I>&))                                        \
     X(multiply_on_device, (void), (DenseView<const V>, DenseView<V>, const Epilogue<V>&, void*, bool))    \
     X(multiply_transposed_on_device, (void), (DenseView<const V>, DenseView<V>, const Epilogue<V>&, void*, bool))
 

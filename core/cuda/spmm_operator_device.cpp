@@ -93,6 +93,12 @@ void SpmmOperator<V, I>::make_device() {
 }
 
 template <typename V, typename I>
+void SpmmOperator<V, I>::make_device_transposed(const SpmmOperator& a) {
+    device_.reset(new Device());
+    device_->tiled = cuda::DeviceTiledEll<V, I>(tiled_, a.device_->tiled);
+}
+
+template <typename V, typename I>
 void SpmmOperator<V, I>::multiply_on_device(DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep,
                                             void* stream_ptr, bool host_operands) {
     auto stream = static_cast<cudaStream_t>(stream_ptr);

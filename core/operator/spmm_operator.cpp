@@ -2,10 +2,12 @@
 #include "core/operator/spmm_operator.hpp"
 
 #include "core/error.hpp"
+#include "core/formats/tiled_ell_transpose.hpp"  // layout_stored
 #include "core/instantiate.hpp"
 #include "core/kernels/spmm.hpp"
 
 namespace tessel {
+
 
 std::string_view to_string(SparseFormat format) {
     return format == SparseFormat::csr ? "csr" : "tiled-ell";
@@ -56,6 +58,24 @@ SpmmOperator<V, I>::SpmmOperator(TiledEll<V, I> a, const SpmmOperatorConfig& con
 }
 
 template <typename V, typename I>
+SpmmOperator<V, I> SpmmOperator<V, I>::transposed_on_device(const SpmmOperator& a, TiledEll<V, I> layout) {
+    if (a.format_ != SparseFormat::tiled_ell || a.config_.backend != Backend::cuda)
+        TESSEL_INVALID_INPUT("spmm operator", 0, "Aᵀ is made on the device from a tiled ELL operator on cuda only");
+    if (!a.device_) TESSEL_THROW(Error, "spmm operator: transposed on cuda before upload() (defer_upload)");
+    SpmmOperator t;
+    t.config_ = a.config_;
+    t.config_.tiles = layout.config;
+    t.config_.defer_upload = false;
+    t.format_ = SparseFormat::tiled_ell;
+    t.tiled_ = std::move(layout);
+    t.rows_ = t.tiled_.rows;
+    t.cols_ = t.tiled_.cols;
+    t.nnz_ = t.tiled_.nnz;
+    t.make_device_transposed(a);
+    return t;
+}
+
+template <typename V, typename I>
 void SpmmOperator<V, I>::upload() {
     if (config_.backend == Backend::cuda && !device_) make_device();
 }
@@ -64,7 +84,9 @@ template <typename V, typename I>
 double SpmmOperator<V, I>::bytes() const {
     if (format_ == SparseFormat::csr)
         return double(nnz_) * double(sizeof(I) + sizeof(V)) + double(rows_ + 1) * sizeof(size_type);
-    return double(tiled_.stored()) * double(sizeof(std::uint16_t) + tiled_.value_bytes()) +
+    // From the layout and config_: a transpose made on the device has no slots on the host.
+    const double value_bytes = config_.half_values ? 2.0 : double(sizeof(V));
+    return double(layout_stored(tiled_)) * (double(sizeof(std::uint16_t)) + value_bytes) +
            double(tiled_.map.size()) * sizeof(I) +
            double(tiled_.buffdispl.size() + tiled_.mapdispl.size() + tiled_.warpdispl.size()) * sizeof(size_type);
 }
@@ -166,8 +188,9 @@ nlohmann::json SpmmOperator<V, I>::describe() const {
     if (format_ == SparseFormat::tiled_ell) {
         j["block_rows"] = config_.tiles.block_rows;
         j["buffer_entries"] = config_.tiles.buffer_entries;
-        j["stored"] = tiled_.stored();
-        j["padding"] = tiled_.padding_overhead();
+        const size_type stored = layout_stored(tiled_);
+        j["stored"] = stored;
+        j["padding"] = nnz_ ? double(stored - nnz_) / double(nnz_) : 0.0;
         j["average_reuse"] = tiled_.average_reuse();
         j["stages"] = tiled_.num_stages();
     }

@@ -52,6 +52,15 @@ public:
     /// Takes a tiled ELL matrix built elsewhere (spdnn's prepared layers); config.format and
     /// config.tiles follow the matrix. Uploads it on cuda.
     SpmmOperator(TiledEll<ValueType, IndexType> a, const SpmmOperatorConfig& config);
+    /// Aᵀ of `a` (tiled ELL on cuda, uploaded) as an operator of its own whose slots are made
+    /// on the device from A's device copy: the host gives only Aᵀ's layout (`layout` =
+    /// tiled_ell_transpose_layout(*a.tiled(), tiles), under half the host transpose, which a
+    /// caller may make while A goes up) and it goes up (a small part of the matrix), so no
+    /// slot of Aᵀ is written or copied on the host and its host copy (tiled()) has no slots.
+    /// The device arrays equal those of an operator on tiled_ell_transpose(*a.tiled(), tiles).
+    /// Throws InvalidInput (not tiled ELL on cuda), Error (`a` not uploaded yet), CudaError,
+    /// DimensionMismatch (a layout of another matrix).
+    static SpmmOperator transposed_on_device(const SpmmOperator& a, TiledEll<ValueType, IndexType> layout);
     ~SpmmOperator();
     SpmmOperator(SpmmOperator&&) noexcept;
     SpmmOperator& operator=(SpmmOperator&&) noexcept;
@@ -62,7 +71,8 @@ public:
     const SpmmOperatorConfig& config() const { return config_; }
     /// Bytes of the format held (host copy; the device holds the same again on cuda).
     double bytes() const;
-    /// The host copy of the matrix (null for the other format).
+    /// The host copy of the matrix (null for the other format; without slots when made by
+    /// transposed_on_device).
     const TiledEll<ValueType, IndexType>* tiled() const { return format_ == SparseFormat::tiled_ell ? &tiled_ : nullptr; }
     const Csr<ValueType, IndexType>* csr() const { return format_ == SparseFormat::csr ? &csr_ : nullptr; }
     /// cuda with defer_upload: uploads the matrix (waits until it is on the device); nothing
@@ -110,6 +120,7 @@ private:
     std::unique_ptr<Device, DeviceDeleter> device_;
 
     void make_device();
+    void make_device_transposed(const SpmmOperator& a);  // transposed_on_device's device half
     std::string kernel_without_values(size_type k) const;  // kernel_description less the value type
     void multiply_on_device(DenseView<const ValueType> b, DenseView<ValueType> c, const Epilogue<ValueType>& ep,
                             void* stream, bool host_operands);

@@ -7,6 +7,7 @@
 
 #include "core/device_warmup.hpp"
 #include "core/error.hpp"
+#include "core/formats/tiled_ell_transpose.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spmm.hpp"
 
@@ -207,6 +208,81 @@ TEST_CASE("the device context made on a background thread serves the device call
     DeviceWarmup idle(false);
     CHECK(idle.seconds() == 0);
 }
+
+namespace {
+
+template <typename T>
+std::vector<T> fetch(const T* device, size_type count) {
+    std::vector<T> host(static_cast<std::size_t>(count));
+    if (count > 0) TESSEL_CUDA_CHECK(cudaMemcpy(host.data(), device, host.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    return host;
+}
+
+// Every array of two device tiled ELL matrices equal, bit for bit.
+template <typename V, typename I>
+void check_same_arrays(const cuda::DeviceTiledEll<V, I>& got, const cuda::DeviceTiledEll<V, I>& want,
+                       const TiledEll<V, I>& host) {
+    const auto stored = static_cast<size_type>(host.index.size());
+    CHECK(got.rows() == want.rows());
+    CHECK(got.nnz() == want.nnz());
+    CHECK(fetch(got.buffdispl(), size_type(host.buffdispl.size())) == fetch(want.buffdispl(), size_type(host.buffdispl.size())));
+    CHECK(fetch(got.mapdispl(), size_type(host.mapdispl.size())) == fetch(want.mapdispl(), size_type(host.mapdispl.size())));
+    CHECK(fetch(got.map(), size_type(host.map.size())) == fetch(want.map(), size_type(host.map.size())));
+    CHECK(fetch(got.warpdispl(), size_type(host.warpdispl.size())) == fetch(want.warpdispl(), size_type(host.warpdispl.size())));
+    CHECK(fetch(got.index(), stored) == fetch(want.index(), stored));
+    if (host.stores_half()) {
+        CHECK(got.values() == nullptr);
+        CHECK(fetch(got.half_values(), stored) == fetch(want.half_values(), stored));
+    } else {
+        CHECK(got.half_values() == nullptr);
+        CHECK(fetch(got.values(), stored) == fetch(want.values(), stored));
+    }
+}
+
+}  // namespace
+
+TEMPLATE_PRODUCT_TEST_CASE("Aᵀ made on the device has the host transpose's arrays, bit for bit", "[cuda][device]",
+                           std::pair, ((float, std::int32_t), (double, std::int64_t))) {
+    if (!tessel::cuda::device_available()) {
+        WARN("skipped: no CUDA device");
+        return;
+    }
+    using V = typename TestType::first_type;
+    using I = typename TestType::second_type;
+    auto csr = generate::power_law<V, I>(700, 1100, 9.0, 2.1, 41);
+    auto& values = csr.values_mut();
+    for (std::size_t e = 0; e < values.size(); e += 17) values[e] = V(0);  // stored zeros: left out of Aᵀ
+    // Small stages and blocks: blocks of Aᵀ with several stages, partial warps, empty rows.
+    for (const TiledEllConfig config : {TiledEllConfig{64, 96}, TiledEllConfig{128, 4096}, TiledEllConfig{32, 7}}) {
+        for (const bool half : {false, true}) {
+            if (half && !std::is_same_v<V, float>) continue;
+            auto a = tiled_ell_from_csr(csr, {96, 128});
+            if (half) store_values_in_half(a);
+            const cuda::DeviceTiledEll<V, I> a_device(a);
+            const TiledEll<V, I> host = tiled_ell_transpose(a, config);
+            const TiledEll<V, I> layout = tiled_ell_transpose_layout(a, config);
+            INFO("block rows " << config.block_rows << ", stage " << config.buffer_entries << ", half " << half);
+            CHECK(layout.index.empty());
+            CHECK(layout.nnz == host.nnz);
+            const cuda::DeviceTiledEll<V, I> made(layout, a_device);
+            check_same_arrays(made, cuda::DeviceTiledEll<V, I>(host), host);
+        }
+    }
+}
+
+TEST_CASE("Aᵀ made on the device refuses a layout that is not the matrix's transpose", "[cuda][device]") {
+    if (!tessel::cuda::device_available()) {
+        WARN("skipped: no CUDA device");
+        return;
+    }
+    const auto csr = generate::power_law<float, std::int32_t>(300, 200, 5.0, 2.1, 3);
+    const auto a = tiled_ell_from_csr(csr, {64, 128});
+    const cuda::DeviceTiledEll<float, std::int32_t> a_device(a);
+    const auto wrong = tiled_ell_transpose_layout(tiled_ell_transpose(a, {64, 128}), {64, 128});  // A's own layout
+    CHECK_THROWS_WITH((cuda::DeviceTiledEll<float, std::int32_t>(wrong, a_device)),
+                      Catch::Contains("DeviceTiledEll: the layout is not that of the matrix's transpose"));
+}
+
 
 #else
 

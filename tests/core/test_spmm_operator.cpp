@@ -134,6 +134,41 @@ TEST_CASE("a deferred upload goes up on another thread while the host copy is re
     CHECK(csr_from_tiled_ell(at).nnz() == a.nnz());
 }
 
+TEST_CASE("Aᵀ made on the device multiplies as the host transpose, with its slots never uploaded", "[operator][cuda]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    using V = float;
+    using I = std::int32_t;
+    const auto a = generate::power_law<V, I>(900, 1200, 7.0, 2.1, 31);
+    SpmmOperatorConfig config{Backend::cuda, SparseFormat::tiled_ell, {128, 1024}, 0};
+    config.defer_upload = true;
+    SpmmOperator<V, I> op(Csr<V, I>(a), config);
+    auto layout = [](const SpmmOperator<V, I>& o) { return tiled_ell_transpose_layout(*o.tiled(), {64, 512}); };
+    CHECK_THROWS_WITH((SpmmOperator<V, I>::transposed_on_device(op, layout(op))),
+                      Catch::Contains("spmm operator: transposed on cuda before upload() (defer_upload)"));
+    op.upload();
+    device_traffic::reset();
+    auto at = SpmmOperator<V, I>::transposed_on_device(op, layout(op));
+    const auto on_host = tiled_ell_transpose(*op.tiled(), {64, 512});
+    CHECK(at.tiled()->index.empty());  // no slot on the host
+    CHECK(at.bytes() == SpmmOperator<V, I>(on_host, {Backend::cpu, SparseFormat::tiled_ell, {64, 512}, 0}).bytes());
+    CHECK(at.describe()["padding"] == Approx(on_host.padding_overhead()));
+    // What went up is the layout, a fraction of the slots the host transpose would upload.
+    const std::int64_t up = device_traffic::counts(device_traffic::Phase::setup).h2d_bytes;
+    CHECK(up < std::int64_t(on_host.stored() * (sizeof(std::uint16_t) + sizeof(V))) / 4);
+    const auto b = generate::random_dense<V>(a.rows(), 5, Layout::row_major, 3);
+    DenseMatrix<V> got(a.cols(), 5), want(a.cols(), 5);
+    SpmmOperator<V, I>(on_host, {Backend::cuda, SparseFormat::tiled_ell, {64, 512}, 0}).multiply(b.view(), want.view());
+    at.multiply(b.view(), got.view());
+    for (size_type i = 0; i < a.cols(); ++i)
+        for (size_type j = 0; j < 5; ++j) REQUIRE(got(i, j) == want(i, j));  // the same arrays: the same sums
+    SpmmOperator<V, I> on_cpu(Csr<V, I>(a), {Backend::cpu, SparseFormat::tiled_ell, {128, 1024}, 0});
+    CHECK_THROWS_WITH((SpmmOperator<V, I>::transposed_on_device(on_cpu, layout(on_cpu))),
+                      Catch::Contains("a tiled ELL operator on cuda only"));
+}
+
 namespace {
 
 // multiply_transposed against the reference product with A's CSR transpose, alpha/beta on.
