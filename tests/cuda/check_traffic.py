@@ -12,8 +12,10 @@ partition's reduction plans), plus P bytes per slice for the per-slice scalars t
 over ranks and reads.
 
 --built-beside (xct on one rank): the build left the critical path: A went up on a thread of its
-own and, with a stored Aᵀ, Aᵀ was transposed and went up on another (the operator's
-build_seconds name upload_a_beside, and transpose_beside and upload_at_beside).
+own and, with a stored Aᵀ, another thread made Aᵀ's layout and then its slots on the device (the
+operator's build_seconds name upload_a_beside, transpose_layout_beside and
+transpose_on_device_beside), and Aᵀ's slots never went up (the set-up moved less than A and
+half of Aᵀ up).
 """
 import argparse
 import json
@@ -33,14 +35,18 @@ def exchange_bound(metrics, per_slice):
     return bound
 
 
-def beside_failures(op):
+def beside_failures(op, setup_up):
     """What of the one-rank build did not run beside the host's work (see --built-beside)."""
     build = op.get("build_seconds", {})
     expected = ["upload_a_beside"]
-    if isinstance(op.get("At"), dict):  # a stored Aᵀ
-        expected += ["transpose_beside", "upload_at_beside"]
+    stored_at = isinstance(op.get("At"), dict)
+    if stored_at:
+        expected += ["transpose_layout_beside", "transpose_on_device_beside"]
     print("build: " + ", ".join(f"{k} {v:.4f}" for k, v in build.items()))
-    return [f"the build's {key} is missing: it did not run beside" for key in expected if key not in build]
+    failures = [f"the build's {key} is missing: it did not run beside" for key in expected if key not in build]
+    if stored_at and setup_up >= op["A"]["bytes"] + op["At"]["bytes"] / 2:
+        failures.append(f"the set-up moved {setup_up} B up: Aᵀ's slots ({op['At']['bytes']:.0f} B) went up")
+    return failures
 
 
 def main():
@@ -75,7 +81,7 @@ def main():
     if steps and steady["launches"] == 0:
         failures.append("no launch in the steady phase: nothing ran on the device")
     if args.built_beside:
-        failures += beside_failures(metrics["operator"])
+        failures += beside_failures(metrics["operator"], traffic["setup"]["h2d_bytes"])
     for failure in failures:
         print("check_traffic: " + failure, file=sys.stderr)
     return 1 if failures else 0

@@ -3,6 +3,8 @@
 
 #include <omp.h>
 
+#include <utility>
+
 #include "apps/xct/operator/tiled_system_matrix.hpp"
 #include "core/error.hpp"
 #include "core/formats/tiled_ell_transpose.hpp"
@@ -61,9 +63,10 @@ LocalProjector<V>::LocalProjector(TiledEll<V, Index> a, TiledEll<V, Index> at, c
 
 namespace {
 
-// op's upload on a thread of its own; the future gives the seconds it took.
+// op's upload on a thread of its own; the future gives the seconds it took (shared: the
+// thread that makes Aᵀ on the device waits for it too).
 template <typename V>
-std::future<double> upload_beside(SpmmOperator<V, Index>& op) {
+std::shared_future<double> upload_beside(SpmmOperator<V, Index>& op) {
     return std::async(std::launch::async, [&op] {
         Timer timer;
         op.upload();
@@ -81,21 +84,23 @@ LocalProjector<V>::LocalProjector(TiledEll<V, Index> a, const ProjectorOptions& 
     Timer step;
     // On cuda the build leaves the critical path (the H200's whole process spent 0.3-0.35 s
     // uploading from pageable memory and 0.35-0.7 s transposing on the host): A goes up on a
-    // thread of its own, and a second thread transposes A's host copy (both only read it) and
-    // sends Aᵀ up, while the host makes or reads the sinograms; a product waits for its matrix.
+    // thread of its own while a second thread makes Aᵀ's layout from A's host copy (both only
+    // read it), then Aᵀ's slots on the device from A's device copy (nothing of them is written
+    // or copied on the host), beside the sinograms' preparation; a product waits for its matrix.
     SpmmOperatorConfig config = operator_config(options_);
     config.defer_upload = resolve_backend(config.backend) == Backend::cuda;
     a_ = SpmmOperator<V, Index>(std::move(a), config);
     if (config.defer_upload) a_upload_ = upload_beside(a_);
     if (!options_.scatter_transpose && config.defer_upload) {
-        at_beside_ = std::async(std::launch::async, [this, config] {
+        at_beside_ = std::async(std::launch::async, [this, a_up = a_upload_] {
             Timer timer;
             BesideSeconds s;
-            at_ = SpmmOperator<V, Index>(tiled_ell_transpose(*a_.tiled(), options_.tiles), config);
-            s.transpose = timer.seconds();
+            TiledEll<V, Index> layout = tiled_ell_transpose_layout(*a_.tiled(), options_.tiles);
+            s.layout = timer.seconds();
+            a_up.wait();
             timer.restart();
-            at_.upload();
-            s.upload = timer.seconds();
+            at_ = SpmmOperator<V, Index>::transposed_on_device(a_, std::move(layout));
+            s.on_device = timer.seconds();
             return s;
         });
     } else if (!options_.scatter_transpose) {
@@ -108,11 +113,11 @@ LocalProjector<V>::LocalProjector(TiledEll<V, Index> a, const ProjectorOptions& 
 
 template <typename V>
 void LocalProjector<V>::join_build(bool stored_at) const {
-    if (!stored_at && a_upload_.valid()) build_seconds_["upload_a_beside"] = a_upload_.get();
+    if (!stored_at && a_upload_.valid()) build_seconds_["upload_a_beside"] = std::exchange(a_upload_, {}).get();
     if (stored_at && at_beside_.valid()) {
         const BesideSeconds s = at_beside_.get();
-        build_seconds_["transpose_beside"] = s.transpose;
-        build_seconds_["upload_at_beside"] = s.upload;
+        build_seconds_["transpose_layout_beside"] = s.layout;
+        build_seconds_["transpose_on_device_beside"] = s.on_device;
     }
 }
 

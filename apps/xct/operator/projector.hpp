@@ -103,9 +103,10 @@ public:
     LocalProjector(TiledEll<ValueType, Index> a, TiledEll<ValueType, Index> at, const ProjectorOptions& options,
                    PhaseTimes* times = nullptr);
     /// Takes A in tiled ELL and makes Aᵀ from it (core's tiled transpose) unless Aᵀ is the
-    /// scatter kernel on A. On cuda A goes up on a thread of its own and a second thread
-    /// transposes and sends Aᵀ up, beside the sinograms' preparation; whatever needs a matrix
-    /// (a product, describe(), at_tiled()) waits for it.
+    /// scatter kernel on A. On cuda A goes up on a thread of its own and a second thread makes
+    /// Aᵀ (its layout on the host, its slots on the device: SpmmOperator::transposed_on_device),
+    /// beside the sinograms' preparation; whatever needs a matrix (a product, describe(),
+    /// at_tiled(), which then has no slots) waits for it.
     LocalProjector(TiledEll<ValueType, Index> a, const ProjectorOptions& options, PhaseTimes* times = nullptr);
     // The build's threads hold `this`: the operator stays where it was made.
     LocalProjector(const LocalProjector&) = delete;
@@ -151,13 +152,13 @@ private:
     mutable nlohmann::json build_seconds_ = nlohmann::json::object();
     size_type pixels_ = 0, rays_ = 0, nnz_ = 0;
     SpmmOperator<ValueType, Index> a_, at_;
-    // On cuda, A's upload and Aᵀ's transpose + upload (seconds each took), declared after the
-    // operators so that they are joined before the operators go. Mutable: the const accessors
-    // wait for them too (join_build).
+    // On cuda, A's upload and Aᵀ's layout on the host + slots on the device (seconds each
+    // took), declared after the operators so that they are joined before the operators go.
+    // Mutable: the const accessors wait for them too (join_build).
     struct BesideSeconds {
-        double transpose = 0, upload = 0;
+        double layout = 0, on_device = 0;
     };
-    mutable std::future<double> a_upload_;
+    mutable std::shared_future<double> a_upload_;
     mutable std::future<BesideSeconds> at_beside_;
 };
 
