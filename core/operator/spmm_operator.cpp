@@ -8,7 +8,6 @@
 
 namespace tessel {
 
-
 std::string_view to_string(SparseFormat format) {
     return format == SparseFormat::csr ? "csr" : "tiled-ell";
 }
