@@ -21,7 +21,7 @@ TransposeRates reference_transpose_rates();
 /// The same for --backend cuda: the iterations at the device's rates (measured on an H200,
 /// docs/BENCHMARKS.md "GPU": 16 slices of 512² x 750, turned, 4.2 ms per 16-slice pass stored and
 /// 11.4 ms scatter), the build at the reference's host rates spread over `host_threads` (the
-/// reference ran on 2).
+/// reference ran on 2), of the transpose only the layout's share (the device makes the slots).
 TransposeRates device_transpose_rates(int host_threads);
 
 /// Forms whose operator is already in the --operator-cache folder: they cost no build.
