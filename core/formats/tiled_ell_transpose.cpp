@@ -367,38 +367,49 @@ TiledEll<V, I> layout_of(const TiledEll<V, I>& a, const TiledEllConfig& config, 
     return t;
 }
 
+// Passes 1 and 2, which the whole transpose and the layout alone share.
+template <typename I>
+struct FirstPasses {
+    int threads;
+    TransposeBlocks<I> tb;
+    std::vector<std::vector<std::uint32_t>> count;
+};
+
+template <typename V, typename I>
+FirstPasses<I> first_passes(const TiledEll<V, I>& a, const TiledEllConfig& config) {
+    check_tiled_ell_config(config);
+    const size_type br = config.block_rows, be = config.buffer_entries;
+    const size_type blocks = (a.cols + br - 1) / br;  // blocks of Aᵀ
+    FirstPasses<I> f;
+    f.threads = std::max(1, omp_get_max_threads());
+    f.tb = find_blocks(a, blocks, br, be, f.threads);
+    f.count = count_entries(a, f.tb, br, be, f.threads);
+    return f;
+}
+
 }  // namespace
 
 template <typename V, typename I>
 TiledEll<V, I> tiled_ell_transpose(const TiledEll<V, I>& a, const TiledEllConfig& config) {
-    check_tiled_ell_config(config);
-    const size_type br = config.block_rows, be = config.buffer_entries;
-    const size_type blocks = (a.cols + br - 1) / br;  // blocks of Aᵀ
-    const int threads = std::max(1, omp_get_max_threads());
-    const TransposeBlocks<I> tb = find_blocks(a, blocks, br, be, threads);
-    auto count = count_entries(a, tb, br, be, threads);
-    TiledEll<V, I> t = layout_of(a, config, tb, count, threads);
-    t.nnz = fill_slots(a, t, tb, count, a.stores_half(), threads);
+    auto f = first_passes(a, config);
+    TiledEll<V, I> t = layout_of(a, config, f.tb, f.count, f.threads);
+    t.nnz = fill_slots(a, t, f.tb, f.count, a.stores_half(), f.threads);
     return t;
 }
 
 template <typename V, typename I>
 TiledEll<V, I> tiled_ell_transpose_layout(const TiledEll<V, I>& a, const TiledEllConfig& config) {
-    check_tiled_ell_config(config);
-    const size_type br = config.block_rows, be = config.buffer_entries;
-    const size_type blocks = (a.cols + br - 1) / br;  // blocks of Aᵀ
-    const int threads = std::max(1, omp_get_max_threads());
-    const TransposeBlocks<I> tb = find_blocks(a, blocks, br, be, threads);
-    auto count = count_entries(a, tb, br, be, threads);
-    size_type nnz = 0;
-    for (const auto& mine : count)
+    auto f = first_passes(a, config);
+    size_type nnz = 0;  // before layout_of turns the counts into offsets
+    for (const auto& mine : f.count)
         for (const std::uint32_t c : mine) nnz += c;
-    TiledEll<V, I> t = layout_of(a, config, tb, count, threads);
+    TiledEll<V, I> t = layout_of(a, config, f.tb, f.count, f.threads);
     t.index.release();  // the slots are the device's to make: sized, never touched, released
     t.values.release();
     t.half_values.release();
-#pragma omp parallel for schedule(dynamic, 16) num_threads(threads)
-    for (size_type p = 0; p < blocks; ++p) copy_block_map(t, tb, p);
+    const size_type blocks = static_cast<size_type>(f.tb.distinct.size());
+#pragma omp parallel for schedule(dynamic, 16) num_threads(f.threads)
+    for (size_type p = 0; p < blocks; ++p) copy_block_map(t, f.tb, p);
     t.nnz = nnz;
     return t;
 }

@@ -214,7 +214,8 @@ namespace {
 template <typename T>
 std::vector<T> fetch(const T* device, size_type count) {
     std::vector<T> host(static_cast<std::size_t>(count));
-    if (count > 0) TESSEL_CUDA_CHECK(cudaMemcpy(host.data(), device, host.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    if (count > 0) cuda::copy_to_host(host.data(), device, host.size() * sizeof(T), nullptr);
+    cuda::synchronize_stream(nullptr);
     return host;
 }
 

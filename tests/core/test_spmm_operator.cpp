@@ -102,6 +102,19 @@ TEMPLATE_PRODUCT_TEST_CASE("the operator on cuda equals the reference (resident 
     }
 }
 
+namespace {
+
+// The matrix and the cuda tiled ELL configuration with a deferred upload of the tests below.
+Csr<float, std::int32_t> deferred_matrix() { return generate::power_law<float, std::int32_t>(900, 1200, 7.0, 2.1, 31); }
+
+SpmmOperatorConfig deferred_config() {
+    SpmmOperatorConfig config{Backend::cuda, SparseFormat::tiled_ell, {128, 1024}, 0};
+    config.defer_upload = true;
+    return config;
+}
+
+}  // namespace
+
 TEST_CASE("a deferred upload goes up on another thread while the host copy is read", "[operator][cuda]") {
     if (!cuda::device_available()) {
         WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
@@ -109,9 +122,8 @@ TEST_CASE("a deferred upload goes up on another thread while the host copy is re
     }
     using V = float;
     using I = std::int32_t;
-    const auto a = generate::power_law<V, I>(900, 1200, 7.0, 2.1, 31);
-    SpmmOperatorConfig config{Backend::cuda, SparseFormat::tiled_ell, {128, 1024}, 0};
-    config.defer_upload = true;
+    const auto a = deferred_matrix();
+    const SpmmOperatorConfig config = deferred_config();
     device_traffic::reset();
     SpmmOperator<V, I> op(Csr<V, I>(a), config);
     CHECK(device_traffic::counts(device_traffic::Phase::setup).h2d_bytes == 0);
@@ -141,10 +153,8 @@ TEST_CASE("Aᵀ made on the device multiplies as the host transpose, with its sl
     }
     using V = float;
     using I = std::int32_t;
-    const auto a = generate::power_law<V, I>(900, 1200, 7.0, 2.1, 31);
-    SpmmOperatorConfig config{Backend::cuda, SparseFormat::tiled_ell, {128, 1024}, 0};
-    config.defer_upload = true;
-    SpmmOperator<V, I> op(Csr<V, I>(a), config);
+    const auto a = deferred_matrix();
+    SpmmOperator<V, I> op(Csr<V, I>(a), deferred_config());
     auto layout = [](const SpmmOperator<V, I>& o) { return tiled_ell_transpose_layout(*o.tiled(), {64, 512}); };
     CHECK_THROWS_WITH((SpmmOperator<V, I>::transposed_on_device(op, layout(op))),
                       Catch::Contains("spmm operator: transposed on cuda before upload() (defer_upload)"));
