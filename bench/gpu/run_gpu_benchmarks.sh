@@ -37,6 +37,9 @@ for variant in "" "--transpose stored" "--turn-symmetry off"; do
   name=xct-k16$(echo "$variant" | sed 's/--transpose /-/; s/--turn-symmetry off/-off/; s/ //g')-b1024-cuda
   run $name $XCT --backend cuda --buffer-entries 1024 $variant --metrics "$OUT/$name.json" --output "$D/g.h5"
 done
+# The stored run with the built slot order (the bank order off), to compare in this run.
+run xct-k16-stored-nobank-cuda $XCT --backend cuda --transpose stored --bank-order off \
+  --metrics "$OUT/xct-k16-stored-nobank-cuda.json" --output "$D/g.h5"
 # The same stored run with the forward kernel's scalar staging loads, to compare in this run.
 TESSEL_CUDA_STAGING=scalar run xct-k16-stored-b1024-scalar-cuda $XCT --backend cuda --buffer-entries 1024 --transpose stored \
   --metrics "$OUT/xct-k16-stored-b1024-scalar-cuda.json" --output "$D/g.h5"
@@ -63,10 +66,15 @@ for backend in cuda cpu; do run abcd-$backend $ABCD --backend $backend --repeat 
   --kernels row-split,tiled-ell,cuda-warp-row,cuda-merge,cuda-tiled-ell,cusparse --json "$OUT/spmm.json"
 NCU=$(command -v ncu || { [ -x /usr/local/cuda/bin/ncu ] && echo /usr/local/cuda/bin/ncu; })
 if [ -n "$NCU" ]; then
-  timeout 120 "$NCU" --clock-control none --section SpeedOfLight --section Occupancy --section WarpStateStats \
-    -k 'regex:tiled_ell_kernel|dot_partials|axpy_kernel' --launch-count 4 \
-    $XCT1 --iterations 1 --backend cuda --transpose stored --buffer-entries 1024 --output "$D/n.h5" > "$OUT/ncu-xct.txt" 2>&1
-  for f in "$OUT"/ncu-xct*.txt; do echo "== $f"; grep -E '^  void|^  [a-z_]+kernel|Duration|DRAM Throughput|Achieved Occupancy' "$f" | sed 's/([^)]*)//g; s/ \{4,\}/ /g' | cut -c1-100; done
+  # The forward kernel with and without the bank order: shared-memory wavefronts and conflicts
+  # of its gather, beside time, DRAM and occupancy.
+  SHARED=l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum
+  for bank in on off; do
+    timeout 120 "$NCU" --clock-control none --section SpeedOfLight --section Occupancy --section WarpStateStats \
+      --metrics $SHARED -k 'regex:tiled_ell_kernel|dot_partials|axpy_kernel' --launch-count 4 \
+      $XCT1 --iterations 1 --backend cuda --transpose stored --bank-order $bank --output "$D/n.h5" > "$OUT/ncu-xct-bank-$bank.txt" 2>&1
+  done
+  for f in "$OUT"/ncu-xct*.txt; do echo "== $f"; grep -E '^  void|^  [a-z_]+kernel|Duration|DRAM Throughput|Achieved Occupancy|shared_op_ld' "$f" | sed 's/([^)]*)//g; s/ \{4,\}/ /g' | cut -c1-100; done
 fi
 echo "== all in $OUT ($(( $(date +%s) - t0 )) s)"
 python3 "$here/summarize.py" "$OUT" | tee "$OUT/summary.txt"

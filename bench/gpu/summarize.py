@@ -41,8 +41,8 @@ def main():
         fmt = lambda v: f"{v:.4g} {unit}" if v else "-"
         rows.append((job, fmt(gpu), fmt(host), ratio, limit_text, traffic))
 
-    for name in ("xct-k16", "xct-k16-stored", "xct-k16-off", "xct-k16-b1024", "xct-k16-stored-b1024",
-                 "xct-k16-off-b1024", "xct-k16-stored-b1024-scalar", "xct-sirt", "xct-big"):
+    for name in ("xct-k16", "xct-k16-stored", "xct-k16-stored-nobank", "xct-k16-off", "xct-k16-b1024",
+                 "xct-k16-stored-b1024", "xct-k16-off-b1024", "xct-k16-stored-b1024-scalar", "xct-sirt", "xct-big"):
         g, h = load(out, f"{name}-cuda.json"), load(out, f"{name}-cpu.json")
         if not g:
             continue

@@ -4,8 +4,10 @@
 #include <vector>
 
 #include "core/cuda/device_formats.hpp"
+#include "core/cuda/kernels/bank_order.hpp"
 #include "core/cuda/kernels/tiled_ell_transpose.hpp"
 #include "core/cuda/runtime/transfer.hpp"
+#include "core/formats/tiled_ell_bank_order.hpp"
 #include "core/formats/tiled_ell_transpose.hpp"
 #include "core/instantiate.hpp"
 
@@ -87,6 +89,34 @@ DeviceTiledEll<V, I>::DeviceTiledEll(const TiledEll<V, I>& layout, const DeviceT
     detail::fill_transposed_slots(a, t, stream);
     synchronize_stream(stream);  // the counters go with this scope
 }
+
+template <typename V, typename I>
+BankOrder DeviceTiledEll<V, I>::order_slots_for_banks(cudaStream_t stream) {
+    const size_type regions = warpdispl_.size() - 1, slot_rows = index_.size() / 32;
+    if (regions <= 0 || slot_rows == 0) return {};
+    const int banks = bank_lanes(sizeof(V));
+    DeviceBuffer<unsigned long long> totals(2);
+    totals.fill_zero(stream);
+    if (half_values_.size() > 0)
+        detail::order_slots_for_banks(warpdispl_.data(), regions, index_.data(), half_values_.data(), banks,
+                                      totals.data(), stream);
+    else
+        detail::order_slots_for_banks(warpdispl_.data(), regions, index_.data(), values_.data(), banks, totals.data(),
+                                      stream);
+    unsigned long long host[2] = {0, 0};
+    totals.download(host, 2, stream);
+    synchronize_stream(stream);
+    return {double(host[0]) / double(slot_rows), double(host[1]) / double(slot_rows)};
+}
+
+template <typename V>
+void order_device_slots_for_banks(const size_type* warpdispl, size_type regions, std::uint16_t* index, V* values,
+                                  cudaStream_t stream) {
+    detail::order_slots_for_banks(warpdispl, regions, index, values, bank_lanes(sizeof(V)), nullptr, stream);
+}
+
+template void order_device_slots_for_banks(const size_type*, size_type, std::uint16_t*, float*, cudaStream_t);
+template void order_device_slots_for_banks(const size_type*, size_type, std::uint16_t*, double*, cudaStream_t);
 
 #define TESSEL_INSTANTIATE(V, I)        \
     template class DeviceCsr<V, I>;     \

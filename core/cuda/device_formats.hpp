@@ -13,6 +13,7 @@
 #include "core/cuda/runtime/device_buffer.hpp"
 #include "core/formats/csr.hpp"
 #include "core/formats/tiled_ell.hpp"
+#include "core/formats/tiled_ell_bank_order.hpp"
 #include "core/types.hpp"
 
 namespace tessel::cuda {
@@ -62,6 +63,12 @@ public:
     /// Ordered on `stream`. Throws DimensionMismatch when `layout` is not Aᵀ's.
     DeviceTiledEll(const TiledEll<ValueType, IndexType>& layout, const DeviceTiledEll& a, cudaStream_t stream = nullptr);
 
+    /// Moves each row's entries among its slot rows for the shared-memory banks, as
+    /// order_slots_for_banks (core/formats/tiled_ell_bank_order.hpp) does on the host, with
+    /// the same arrays and figures (the mean wavefronts per slot row, read back: the call waits
+    /// for `stream`).
+    BankOrder order_slots_for_banks(cudaStream_t stream = nullptr);
+
     size_type rows() const { return rows_; }
     size_type cols() const { return cols_; }
     size_type nnz() const { return nnz_; }
@@ -94,5 +101,13 @@ private:
     DeviceBuffer<ValueType> values_;
     DeviceBuffer<std::uint16_t> half_values_;
 };
+
+/// The bank order of DeviceTiledEll::order_slots_for_banks on tiled ELL arrays that already
+/// live in device memory in a caller's own packing (spdnn's layers): `warpdispl` with
+/// `regions` + 1 entries (stages x warps per block), the slots' `index` and `values`. Ordered
+/// on `stream`, without figures.
+template <typename V>
+void order_device_slots_for_banks(const size_type* warpdispl, size_type regions, std::uint16_t* index, V* values,
+                                  cudaStream_t stream = nullptr);
 
 }  // namespace tessel::cuda

@@ -33,6 +33,7 @@
 #define TESSEL_CUDA_OPERATOR_ENTRY_POINTS(X, V, I)                                                        \
     X(make_device, (void), ())                                                                            \
     X(make_device_transposed, (void), (const SpmmOperator<V, I>&))                                        \
+    X(order_device_slots, (void), ())                                                                     \
     X(multiply_on_device, (void), (DenseView<const V>, DenseView<V>, const Epilogue<V>&, void*, bool))    \
     X(multiply_transposed_on_device, (void), (DenseView<const V>, DenseView<V>, const Epilogue<V>&, void*, bool))
 

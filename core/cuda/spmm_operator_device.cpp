@@ -9,6 +9,7 @@
 #include "core/instantiate.hpp"
 #include "core/kernels/spmm.hpp"
 #include "core/operator/spmm_operator.hpp"
+#include "core/timer.hpp"
 
 namespace tessel {
 
@@ -85,10 +86,12 @@ void SpmmOperator<V, I>::DeviceDeleter::operator()(Device* d) const {
 template <typename V, typename I>
 void SpmmOperator<V, I>::make_device() {
     device_.reset(new Device());
-    if (format_ == SparseFormat::tiled_ell)
+    if (format_ == SparseFormat::tiled_ell) {
         device_->tiled = cuda::DeviceTiledEll<V, I>(tiled_);
-    else
+        if (config_.bank_order) order_device_slots();
+    } else {
         device_->csr = cuda::DeviceCsr<V, I>(csr_);
+    }
     cuda::synchronize_stream(nullptr);  // uploads are ordered, not finished
 }
 
@@ -96,6 +99,14 @@ template <typename V, typename I>
 void SpmmOperator<V, I>::make_device_transposed(const SpmmOperator& a) {
     device_.reset(new Device());
     device_->tiled = cuda::DeviceTiledEll<V, I>(tiled_, a.device_->tiled);
+    if (config_.bank_order) order_device_slots();
+}
+
+template <typename V, typename I>
+void SpmmOperator<V, I>::order_device_slots() {
+    Timer timer;
+    bank_order_ = device_->tiled.order_slots_for_banks();  // waits for the device
+    bank_order_->seconds = timer.seconds();
 }
 
 template <typename V, typename I>

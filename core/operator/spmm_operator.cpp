@@ -193,6 +193,10 @@ nlohmann::json SpmmOperator<V, I>::describe() const {
         j["average_reuse"] = tiled_.average_reuse();
         j["stages"] = tiled_.num_stages();
     }
+    if (bank_order_)
+        j["bank_order"] = {{"wavefronts_before", bank_order_->wavefronts_before},
+                           {"wavefronts_after", bank_order_->wavefronts_after},
+                           {"seconds", bank_order_->seconds}};
     return j;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -13,6 +14,7 @@
 #include "core/dense.hpp"
 #include "core/formats/csr.hpp"
 #include "core/formats/tiled_ell.hpp"
+#include "core/formats/tiled_ell_bank_order.hpp"
 #include "core/kernels/epilogue.hpp"
 
 namespace tessel {
@@ -38,6 +40,12 @@ struct SpmmOperatorConfig {
     /// cuda: the matrix stays on the host until upload(), so that a caller can upload it on
     /// another thread while it reads the host copy (xct transposes A while A goes up).
     bool defer_upload = false;
+    /// cuda, tiled ELL: once uploaded, the device copy's slots are put in shared-memory bank
+    /// order (cuda::DeviceTiledEll::order_slots_for_banks, on the device; the host copy keeps
+    /// its order), so that the gather of multiply reads fewer conflicting banks. Not for an
+    /// operator whose multiply_transposed runs: its scatter adds with shared atomics, which
+    /// the order's shared indices would serialise. Nothing on the host backends.
+    bool bank_order = false;
 };
 
 /// A built once (its format made, the CSR input released), resident on the configured backend.
@@ -103,8 +111,11 @@ public:
     int last_register_factor() const { return last_register_factor_; }
     /// The kernel that runs, as --verbose says it ("cpu tiled ELL, R = 16", ...).
     std::string kernel_description(size_type k) const;
-    /// Sizes, padding, reuse, backend and kernel for metrics files.
+    /// Sizes, padding, reuse, backend and kernel for metrics files (with the bank order's
+    /// wavefronts per slot row when it was applied).
     nlohmann::json describe() const;
+    /// The bank order's figures, once applied to the device copy (bank_order on cuda).
+    const std::optional<BankOrder>& bank_order() const { return bank_order_; }
 
 private:
     struct Device;
@@ -115,12 +126,14 @@ private:
     SparseFormat format_ = SparseFormat::csr;
     size_type rows_ = 0, cols_ = 0, nnz_ = 0;
     int last_register_factor_ = 0;
+    std::optional<BankOrder> bank_order_;
     Csr<ValueType, IndexType> csr_;
     TiledEll<ValueType, IndexType> tiled_;
     std::unique_ptr<Device, DeviceDeleter> device_;
 
     void make_device();
     void make_device_transposed(const SpmmOperator& a);  // transposed_on_device's device half
+    void order_device_slots();                           // config_.bank_order on the device copy
     std::string kernel_without_values(size_type k) const;  // kernel_description less the value type
     void multiply_on_device(DenseView<const ValueType> b, DenseView<ValueType> c, const Epilogue<ValueType>& ep,
                             void* stream, bool host_operands);

@@ -7,6 +7,7 @@
 
 #include "core/device_warmup.hpp"
 #include "core/error.hpp"
+#include "core/formats/tiled_ell_bank_order.hpp"
 #include "core/formats/tiled_ell_transpose.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spmm.hpp"
@@ -219,6 +220,34 @@ std::vector<T> fetch(const T* device, size_type count) {
     return host;
 }
 
+// `csr` with every `every`-th stored value set to zero.
+template <typename V, typename I>
+Csr<V, I> with_stored_zeros(Csr<V, I> csr, std::size_t every) {
+    auto& values = csr.values_mut();
+    for (std::size_t e = 0; e < values.size(); e += every) values[e] = V(0);
+    return csr;
+}
+
+// body(config, half) for every configuration, the values in the matrix's precision and, when
+// they are float, also in IEEE half.
+template <typename V, typename Body>
+void for_each_config(std::initializer_list<TiledEllConfig> configs, Body&& body) {
+    for (const TiledEllConfig config : configs)
+        for (const bool half : {false, true}) {
+            if (half && !std::is_same_v<V, float>) continue;
+            INFO("block rows " << config.block_rows << ", stage " << config.buffer_entries << ", half " << half);
+            body(config, half);
+        }
+}
+
+// `csr` in tiled ELL cut by `cut`, its values in half when `half`.
+template <typename V, typename I>
+TiledEll<V, I> tiled(const Csr<V, I>& csr, TiledEllConfig cut, bool half) {
+    auto a = tiled_ell_from_csr(csr, cut);
+    if (half) store_values_in_half(a);
+    return a;
+}
+
 // Every array of two device tiled ELL matrices equal, bit for bit.
 template <typename V, typename I>
 void check_same_arrays(const cuda::DeviceTiledEll<V, I>& got, const cuda::DeviceTiledEll<V, I>& want,
@@ -250,25 +279,42 @@ TEMPLATE_PRODUCT_TEST_CASE("Aᵀ made on the device has the host transpose's arr
     }
     using V = typename TestType::first_type;
     using I = typename TestType::second_type;
-    auto csr = generate::power_law<V, I>(700, 1100, 9.0, 2.1, 41);
-    auto& values = csr.values_mut();
-    for (std::size_t e = 0; e < values.size(); e += 17) values[e] = V(0);  // stored zeros: left out of Aᵀ
+    // Stored zeros: left out of Aᵀ.
+    const auto csr = with_stored_zeros(generate::power_law<V, I>(700, 1100, 9.0, 2.1, 41), 17);
     // Small stages and blocks: blocks of Aᵀ with several stages, partial warps, empty rows.
-    for (const TiledEllConfig config : {TiledEllConfig{64, 96}, TiledEllConfig{128, 4096}, TiledEllConfig{32, 7}}) {
-        for (const bool half : {false, true}) {
-            if (half && !std::is_same_v<V, float>) continue;
-            auto a = tiled_ell_from_csr(csr, {96, 128});
-            if (half) store_values_in_half(a);
-            const cuda::DeviceTiledEll<V, I> a_device(a);
-            const TiledEll<V, I> host = tiled_ell_transpose(a, config);
-            const TiledEll<V, I> layout = tiled_ell_transpose_layout(a, config);
-            INFO("block rows " << config.block_rows << ", stage " << config.buffer_entries << ", half " << half);
-            CHECK(layout.index.empty());
-            CHECK(layout.nnz == host.nnz);
-            const cuda::DeviceTiledEll<V, I> made(layout, a_device);
-            check_same_arrays(made, cuda::DeviceTiledEll<V, I>(host), host);
-        }
+    for_each_config<V>({{64, 96}, {128, 4096}, {32, 7}}, [&](TiledEllConfig config, bool half) {
+        const auto a = tiled(csr, {96, 128}, half);
+        const cuda::DeviceTiledEll<V, I> a_device(a);
+        const TiledEll<V, I> host = tiled_ell_transpose(a, config);
+        const TiledEll<V, I> layout = tiled_ell_transpose_layout(a, config);
+        CHECK(layout.index.empty());
+        CHECK(layout.nnz == host.nnz);
+        const cuda::DeviceTiledEll<V, I> made(layout, a_device);
+        check_same_arrays(made, cuda::DeviceTiledEll<V, I>(host), host);
+    });
+}
+
+TEMPLATE_PRODUCT_TEST_CASE("the bank order made on the device has the host's arrays and figures, bit for bit",
+                           "[cuda][device][bank_order]", std::pair, ((float, std::int32_t), (double, std::int64_t))) {
+    if (!tessel::cuda::device_available()) {
+        WARN("skipped: no CUDA device");
+        return;
     }
+    using V = typename TestType::first_type;
+    using I = typename TestType::second_type;
+    // Stored zeros: entries like any other.
+    const auto csr = with_stored_zeros(generate::power_law<V, I>(900, 1300, 12.0, 2.1, 43), 13);
+    // Stages of 96 to 4096 entries; warps of 2 to more than bank_order_max_width slot rows.
+    for_each_config<V>({{64, 96}, {256, 1024}, {32, 4096}}, [&](TiledEllConfig config, bool half) {
+        auto host = tiled(csr, config, half);
+        cuda::DeviceTiledEll<V, I> device(host);
+        const BankOrder want = order_slots_for_banks(host);
+        const BankOrder got = device.order_slots_for_banks();
+        CHECK(want.wavefronts_after < want.wavefronts_before);
+        CHECK(got.wavefronts_before == want.wavefronts_before);
+        CHECK(got.wavefronts_after == want.wavefronts_after);
+        check_same_arrays(device, cuda::DeviceTiledEll<V, I>(host), host);
+    });
 }
 
 TEST_CASE("Aᵀ made on the device refuses a layout that is not the matrix's transpose", "[cuda][device]") {

@@ -179,6 +179,34 @@ TEST_CASE("Aᵀ made on the device multiplies as the host transpose, with its sl
                       Catch::Contains("a tiled ELL operator on cuda only"));
 }
 
+TEST_CASE("the bank order on cuda keeps the products and reports the host order's figures", "[operator][cuda]") {
+    using V = float;
+    using I = std::int32_t;
+    SpmmOperatorConfig config{Backend::cuda, SparseFormat::tiled_ell, {256, 1024}, 0};
+    config.bank_order = true;
+    SpmmOperatorConfig on_cpu = config;
+    on_cpu.backend = Backend::cpu;
+    const auto a = generate::power_law<V, I>(900, 1200, 7.0, 2.1, 31);
+    CHECK_FALSE(SpmmOperator<V, I>(Csr<V, I>(a), on_cpu).describe().contains("bank_order"));  // no banks on a cpu
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    check_operator<V, I>(config);  // against the reference
+    SpmmOperator<V, I> op(Csr<V, I>(a), config);
+    auto host = *op.tiled();  // the host copy keeps the built order
+    const BankOrder want = order_slots_for_banks(host);
+    REQUIRE(op.bank_order());
+    CHECK(op.bank_order()->wavefronts_before == want.wavefronts_before);
+    CHECK(op.bank_order()->wavefronts_after == want.wavefronts_after);
+    CHECK(op.describe()["bank_order"]["wavefronts_after"] == Approx(want.wavefronts_after));
+    CHECK(op.describe()["bank_order"]["seconds"].get<double>() > 0);
+    // Aᵀ made on the device takes the order too.
+    const auto at = SpmmOperator<V, I>::transposed_on_device(op, tiled_ell_transpose_layout(*op.tiled(), {256, 1024}));
+    auto at_host = tiled_ell_transpose(*op.tiled(), {256, 1024});
+    CHECK(at.bank_order()->wavefronts_after == order_slots_for_banks(at_host).wavefronts_after);
+}
+
 namespace {
 
 // multiply_transposed against the reference product with A's CSR transpose, alpha/beta on.

@@ -42,7 +42,7 @@ struct CliText {
     std::string input, sinogram, theta, slices, solver = "cgls", order = "hilbert", kernel = "tiled-ell",
                                                 backend = "auto", precision = "single", memory_limit,
                                                 colormap = "gray", reduction = "hier", exchange = "p2p",
-                                                transpose = "auto", turn_symmetry = "auto";
+                                                transpose = "auto", turn_symmetry = "auto", bank_order = "on";
     size_type phantom = 0, num_slices = 0;
     int threads = 0;
     bool no_pipeline = false;
@@ -108,6 +108,11 @@ void add_operator_options(CLI::App& app, ReconstructOptions& o, CliText& t) {
                    "rank) or auto (the one with the smaller predicted build + iterations time among those that fit one "
                    "rank; --dry-run prints why)")
         ->check(CLI::IsMember({"auto", "stored", "scatter"}))
+        ->capture_default_str();
+    app.add_option("--bank-order", t.bank_order,
+                   "cuda: each row's entries of a stage reordered on the device so that a warp's lanes read distinct "
+                   "shared-memory banks (A and a stored Aᵀ; not A with --transpose scatter); off keeps the built order")
+        ->check(CLI::IsMember({"on", "off"}))
         ->capture_default_str();
     app.add_option("--block-rows", o.projector.tiles.block_rows, "Tiled ELL rows per block (multiple of 32)")
         ->capture_default_str();
@@ -255,6 +260,7 @@ void apply_choices(ReconstructOptions& o, const CliText& t) {
     o.projector.scatter_transpose = t.transpose == "scatter";
     o.auto_transpose = t.transpose == "auto";
     o.turn_symmetry = parse_turn_symmetry(t.turn_symmetry);
+    o.projector.bank_order = t.bank_order == "on";
     operator_config(o.projector);  // refuses --transpose scatter or --precision mixed with --kernel csr now
     o.projector.backend = parse_backend(t.backend);
     if (o.projector.backend == Backend::automatic) o.projector.backend = resolve_backend(Backend::automatic);

@@ -18,6 +18,9 @@ SpmmOperatorConfig operator_config(const ProjectorOptions& options) {
     config.tiles = options.tiles;
     config.register_factor = options.register_factor;
     config.half_values = options.half_values;
+    // The scatter kernel on A adds with shared atomics, which the bank order's shared indices
+    // would serialise: only gathering operators take it.
+    config.bank_order = options.bank_order && !options.scatter_transpose;
     if (options.half_values && options.kernel == Kernel::csr)
         TESSEL_INVALID_INPUT("--precision", 0, "mixed keeps the operator in tiled ELL; drop --kernel csr");
     if (options.scatter_transpose && options.kernel == Kernel::csr)

@@ -87,6 +87,9 @@ struct ProjectorOptions {
     // --transpose scatter: only A is stored (single rank, tiled ELL) and Aᵀ·y runs core's
     // transposed kernel on A's tiles: half the memory and no transpose in the build.
     bool scatter_transpose = false;
+    // --bank-order: on cuda, the device copies of A and a stored Aᵀ in shared-memory bank order
+    // (core's SpmmOperatorConfig::bank_order); never for A with the scatter kernel.
+    bool bank_order = true;
 };
 
 /// The core operator configuration these options ask for.

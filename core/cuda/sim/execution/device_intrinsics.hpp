@@ -162,3 +162,4 @@ inline int __clzll(long long x) { return x == 0 ? 64 : __builtin_clzll((unsigned
 inline int __popc(unsigned x) { return __builtin_popcount(x); }
 inline int __popcll(unsigned long long x) { return __builtin_popcountll(x); }
 inline int __ffs(int x) { return __builtin_ffs(x); }
+inline int __ffsll(long long x) { return __builtin_ffsll(x); }

@@ -1,0 +1,62 @@
+// tessel-bench-bank-order: what the shared-memory bank order (core/formats/tiled_ell_bank_order.hpp)
+// does to xct's A and Aᵀ: the mean wavefronts per slot row of the cuda kernels' gather before
+// and after, and the host sweep's seconds (on cuda the device runs it). A model of the kernels'
+// shared-memory traffic, counted on the host: no GPU needed.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "apps/xct/geometry/geometry.hpp"
+#include "apps/xct/operator/ordering.hpp"
+#include "apps/xct/operator/tiled_system_matrix.hpp"
+#include "core/formats/tiled_ell_bank_order.hpp"
+#include "core/metrics.hpp"
+#include "core/timer.hpp"
+
+using namespace tessel;
+using namespace tessel::xct;
+
+namespace {
+
+nlohmann::json order_and_report(const char* name, TiledEll<float, Index>& m) {
+    Timer timer;
+    const BankOrder order = order_slots_for_banks(m);
+    const double seconds = timer.seconds();
+    std::printf("%-3s slot rows %12lld  wavefronts per slot row %.3f -> %.3f  (host sweep %.2f s)\n", name,
+                static_cast<long long>(m.stored() / 32), order.wavefronts_before, order.wavefronts_after, seconds);
+    return {{"slot_rows", m.stored() / 32},
+            {"wavefronts_before", order.wavefronts_before},
+            {"wavefronts_after", order.wavefronts_after},
+            {"host_seconds", seconds}};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{"tessel-bench-bank-order: shared-memory wavefronts of xct's A and Aᵀ before and after the bank order"};
+    size_type n = 512, angles = 750, block_rows = 256, buffer_entries = 1024;
+    std::string json;
+    app.add_option("--n", n, "Image size (n x n pixels, n channels)")->capture_default_str();
+    app.add_option("--angles", angles, "Angles over 180°")->capture_default_str();
+    app.add_option("--block-rows", block_rows, "Tiled ELL rows per block")->capture_default_str();
+    app.add_option("--buffer-entries", buffer_entries, "Staged entries per stage (cuda's default 1024)")
+        ->capture_default_str();
+    app.add_option("--json", json, "Write the figures as JSON");
+    CLI11_PARSE(app, argc, argv);
+    const Geometry g{n, n, uniform_angles(angles)};
+    const TiledEllConfig config{block_rows, buffer_entries};
+    auto ops = build_tiled_operators<float>(g, make_ordering(g, DomainOrder::hilbert), config);
+    std::printf("xct %lld^2 x %lld angles, Hilbert order, tiled ELL %lld x %lld\n", static_cast<long long>(n),
+                static_cast<long long>(angles), static_cast<long long>(block_rows),
+                static_cast<long long>(buffer_entries));
+    nlohmann::json out{{"machine", machine_description()}, {"n", n}, {"angles", angles},
+                       {"block_rows", block_rows}, {"buffer_entries", buffer_entries}};
+    out["A"] = order_and_report("A", ops.a);
+    out["At"] = order_and_report("At", ops.at);
+    if (!json.empty()) std::ofstream(json) << out.dump(2) << "\n";
+    return 0;
+}

@@ -1,0 +1,256 @@
+// The sweep of order_slots_for_banks, one (stage, warp) at a time, and the wavefront count
+// it lowers.
+#include "core/formats/tiled_ell_bank_order.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include "core/error.hpp"
+#include "core/instantiate.hpp"
+
+namespace tessel {
+
+namespace {
+
+constexpr int lanes = 32;
+
+// Wavefronts of one slot row: per phase of `banks` lanes, the most distinct indices that share
+// a bank.
+class RowCost {
+public:
+    explicit RowCost(int banks) : banks_(banks) {}
+    int operator()(const std::uint16_t* index) {
+        int worst = 0;
+        for (int p = 0; p < lanes; p += banks_) {
+            count_.fill(0);
+            for (int l = p; l < p + banks_; ++l) {
+                const std::uint16_t i = index[l];
+                const int b = i & (banks_ - 1);
+                bool seen = false;
+                for (int q = 0; q < count_[b] && !seen; ++q) seen = seen_[b][q] == i;
+                if (!seen) seen_[b][count_[b]++] = i;
+                worst = std::max(worst, count_[b]);
+            }
+        }
+        return worst;
+    }
+
+private:
+    int banks_;
+    std::array<int, lanes> count_{};
+    std::array<std::array<std::uint16_t, lanes>, lanes> seen_{};
+};
+
+// Wavefronts of `width` slot rows from `index` on.
+inline long long region_wavefronts(const std::uint16_t* index, int width, RowCost& cost) {
+    long long total = 0;
+    for (int m = 0; m < width; ++m) total += cost(index + m * lanes);
+    return total;
+}
+
+// True when the payload's bytes are all zero (padding's value; -0.0 is not padding).
+template <typename P>
+bool zero_bits(const P& p) {
+    P zero{};
+    return std::memcmp(&p, &zero, sizeof(P)) == 0;
+}
+
+// The slots of one (stage, warp) reordered in place (`index` and `payload` at its first slot
+// row, `width` slot rows of 32 lanes), by the sweep of order_slots_for_banks: each lane's
+// entries sorted by index (stable), then the smallest index at the lanes' heads is given one
+// slot row for all the lanes that hold it there. Rows in use are bit sets per lane and per
+// (phase, bank); the cuda kernel (core/cuda/kernels/bank_order_kernels.cu) does the same.
+template <typename P>
+class WarpOrder {
+public:
+    explicit WarpOrder(int banks) : banks_(banks) {}
+
+    /// The region's wavefronts before and after (the sweep's order is kept only when it has
+    /// fewer, else the region is put back as it was).
+    std::pair<long long, long long> run(std::uint16_t* index, P* payload, int width, RowCost& cost) {
+        const long long before = region_wavefronts(index, width, cost);
+        if (width <= 1 || width > bank_order_max_width) return {before, before};
+        sort_lanes(index, payload, width);
+        lane_rows_.fill(Rows{});
+        bank_rows_.fill(Rows{});
+        std::array<int, lanes> head{};
+        while (true) {
+            std::uint32_t u = no_index;
+            for (int l = 0; l < lanes; ++l)
+                if (head[l] < count_[l]) u = std::min<std::uint32_t>(u, entry(l, head[l]).index);
+            if (u == no_index) break;
+            std::uint32_t holders = 0;
+            for (int l = 0; l < lanes; ++l)
+                if (head[l] < count_[l] && entry(l, head[l]).index == u) holders |= 1u << l;
+            place(static_cast<std::uint16_t>(u), holders, width, head);
+        }
+        write(index, payload, width, &Entry::row);
+        const long long after = region_wavefronts(index, width, cost);
+        if (after < before) return {before, after};
+        write(index, payload, width, &Entry::slot);
+        return {before, before};
+    }
+
+private:
+    static constexpr std::uint32_t no_index = 1u << 16;
+    static constexpr int words = bank_order_max_width / 64;
+    using Rows = std::array<std::uint64_t, words>;
+    struct Entry {
+        std::uint16_t index;
+        int slot;  // the slot row it came from
+        int row;   // the slot row the sweep gives it
+        P value;
+    };
+
+    // Every lane's entries at their `where` rows, padding elsewhere.
+    void write(std::uint16_t* index, P* payload, int width, int Entry::*where) {
+        std::fill(index, index + width * lanes, std::uint16_t(0));
+        std::fill(payload, payload + width * lanes, P{});
+        for (int l = 0; l < lanes; ++l)
+            for (int j = 0; j < count_[l]; ++j) {
+                const Entry& e = entry(l, j);
+                index[e.*where * lanes + l] = e.index;
+                payload[e.*where * lanes + l] = e.value;
+            }
+    }
+
+    Entry& entry(int l, int j) { return entries_[static_cast<std::size_t>(l * bank_order_max_width + j)]; }
+
+    // Each lane's entries (its slots before the trailing padding of index 0 and value bits 0),
+    // sorted by index, equal indices in slot order.
+    void sort_lanes(const std::uint16_t* index, const P* payload, int width) {
+        entries_.resize(static_cast<std::size_t>(lanes * bank_order_max_width));
+        for (int l = 0; l < lanes; ++l) {
+            int count = width;
+            while (count > 0 && index[(count - 1) * lanes + l] == 0 && zero_bits(payload[(count - 1) * lanes + l]))
+                --count;
+            count_[l] = count;
+            for (int m = 0; m < count; ++m) entry(l, m) = {index[m * lanes + l], m, 0, payload[m * lanes + l]};
+            std::stable_sort(&entry(l, 0), &entry(l, 0) + count,
+                             [](const Entry& a, const Entry& b) { return a.index < b.index; });
+        }
+    }
+
+    // The lowest row below `width` clear in `busy` (-1: none).
+    static int lowest_clear(const Rows& busy, int width) {
+        for (int w = 0; w < words; ++w)
+            if (~busy[w]) {
+                const int r = w * 64 + std::countr_zero(~busy[w]);
+                return r < width ? r : -1;
+            }
+        return -1;
+    }
+
+    static Rows either(const Rows& a, const Rows& b) {
+        Rows c;
+        for (int w = 0; w < words; ++w) c[w] = a[w] | b[w];
+        return c;
+    }
+
+    Rows& bank_rows(int lane, std::uint16_t u) { return bank_rows_[(lane & ~(banks_ - 1)) + (u & (banks_ - 1))]; }
+
+    // Index u at the heads of the lanes in `holders`: the lowest row free for all of them and
+    // for u's bank (in each of their phases), else free for all of them (a conflict), else lane
+    // by lane in ascending order (each lane has a free row: it holds at most `width` entries).
+    void place(std::uint16_t u, std::uint32_t holders, int width, std::array<int, lanes>& head) {
+        Rows lanes_busy{}, bank_busy{};
+        for (std::uint32_t h = holders; h; h &= h - 1) {
+            const int l = std::countr_zero(h);
+            lanes_busy = either(lanes_busy, lane_rows_[l]);
+            bank_busy = either(bank_busy, bank_rows(l, u));
+        }
+        int row = lowest_clear(either(lanes_busy, bank_busy), width);
+        if (row < 0) row = lowest_clear(lanes_busy, width);
+        for (std::uint32_t h = holders; h; h &= h - 1) {
+            const int l = std::countr_zero(h);
+            int r = row;
+            if (r < 0) r = lowest_clear(either(lane_rows_[l], bank_rows(l, u)), width);
+            if (r < 0) r = lowest_clear(lane_rows_[l], width);
+            const std::uint64_t bit = std::uint64_t(1) << (r % 64);
+            lane_rows_[l][r / 64] |= bit;
+            bank_rows(l, u)[r / 64] |= bit;
+            entry(l, head[l]++).row = r;
+        }
+    }
+
+    int banks_;
+    std::vector<Entry> entries_;  // lane l's j-th at l*bank_order_max_width + j
+    std::array<int, lanes> count_{};
+    std::array<Rows, lanes> lane_rows_{}, bank_rows_{};  // bank_rows_[phase*banks + bank]
+};
+
+int checked_banks(size_type value_bytes) {
+    if (value_bytes != 4 && value_bytes != 8)
+        TESSEL_INVALID_INPUT("bank order", 0, "staged values of " + std::to_string(value_bytes) + " bytes (4 or 8)");
+    return bank_lanes(value_bytes);
+}
+
+// Sum of the slot rows' wavefronts of block b.
+template <typename V, typename I>
+long long block_wavefronts(const TiledEll<V, I>& a, size_type b, RowCost& cost) {
+    const size_type warps = a.warps_per_block(), m0 = a.warpdispl[a.buffdispl[b] * warps];
+    return region_wavefronts(a.index.data() + m0 * lanes, static_cast<int>(a.warpdispl[a.buffdispl[b + 1] * warps] - m0),
+                             cost);
+}
+
+template <typename V, typename I>
+double mean_per_row(const TiledEll<V, I>& a, long long total) {
+    const size_type rows = a.stored() / lanes;
+    return rows > 0 ? double(total) / double(rows) : 0.0;
+}
+
+template <typename V, typename I, typename P>
+BankOrder reorder(TiledEll<V, I>& a, P* payload, int banks) {
+    const size_type warps = a.warps_per_block();
+    long long before = 0, after = 0;
+#pragma omp parallel reduction(+ : before, after)
+    {
+        RowCost cost(banks);
+        WarpOrder<P> order(banks);
+#pragma omp for schedule(dynamic, 4)
+        for (size_type b = 0; b < a.num_blocks(); ++b)
+            for (size_type s = a.buffdispl[b]; s < a.buffdispl[b + 1]; ++s)
+                for (size_type w = 0; w < warps; ++w) {
+                    const size_type m0 = a.warpdispl[s * warps + w], m1 = a.warpdispl[s * warps + w + 1];
+                    const auto [was, is] = order.run(a.index.data() + m0 * lanes, payload + m0 * lanes,
+                                                      static_cast<int>(m1 - m0), cost);
+                    before += was;
+                    after += is;
+                }
+    }
+    return {mean_per_row(a, before), mean_per_row(a, after)};
+}
+
+}  // namespace
+
+template <typename V, typename I>
+double bank_wavefronts(const TiledEll<V, I>& a, size_type value_bytes) {
+    const int banks = checked_banks(value_bytes);
+    long long total = 0;
+#pragma omp parallel reduction(+ : total)
+    {
+        RowCost cost(banks);
+#pragma omp for schedule(dynamic, 4)
+        for (size_type b = 0; b < a.num_blocks(); ++b) total += block_wavefronts(a, b, cost);
+    }
+    return mean_per_row(a, total);
+}
+
+template <typename V, typename I>
+BankOrder order_slots_for_banks(TiledEll<V, I>& a, size_type value_bytes) {
+    const int banks = checked_banks(value_bytes);
+    return a.stores_half() ? reorder(a, a.half_values.data(), banks) : reorder(a, a.values.data(), banks);
+}
+
+#define TESSEL_INSTANTIATE(V, I)                                                         \
+    template double bank_wavefronts(const TiledEll<V, I>&, size_type);                   \
+    template BankOrder order_slots_for_banks(TiledEll<V, I>&, size_type);
+TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
+#undef TESSEL_INSTANTIATE
+
+}  // namespace tessel
