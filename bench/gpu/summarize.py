@@ -58,6 +58,12 @@ def main():
         build = g.get("operator", {}).get("build_seconds", {})
         if build:
             where += " (" + ", ".join(f"{k} {v:.3f}" for k, v in build.items()) + ")"
+        op = g.get("operator", {})
+        for m in ("A", "At"):  # the bank order on the device: wavefronts per slot row and its seconds
+            b = op[m].get("bank_order") if isinstance(op.get(m), dict) else None
+            if b:
+                where += (f"; {m} bank order {b['wavefronts_before']:.2f}->{b['wavefronts_after']:.2f} "
+                          f"in {b.get('seconds', 0):.3f} s")
         if "device_context_seconds" in g:
             where += f"; context {g['device_context_seconds']:.3f} beside"
         add(name + " (whole process)", total_g, total_h, "s", True, where, "")

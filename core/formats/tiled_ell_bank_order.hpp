@@ -4,7 +4,7 @@
 // "wavefront" each). A row's entries within a stage may be summed in any order, so each
 // lane's entries can be moved among its slot rows until the lanes of a slot row mostly read
 // distinct banks. On xct's 512² x 750 operator (1024-entry stages) this takes A from 1.78
-// wavefronts per slot row to 1.17 and Aᵀ from 2.08 to 1.17 (bench/xct/bench_bank_order.cpp).
+// wavefronts per slot row to 1.03 and Aᵀ from 2.08 to 1.02 (bench/xct/bench_bank_order.cpp).
 #pragma once
 
 #include "core/formats/tiled_ell.hpp"
@@ -41,8 +41,9 @@ struct BankOrder {
 /// bank is read in their phases, else the lowest where they are all free (a conflict), else to
 /// each lane's own lowest such row in lane order. A (stage, warp) keeps the sweep's order only
 /// when it has fewer wavefronts than before (bank_wavefronts never rises). The product is the
-/// same up to the order of each row's sum within a stage; padding stays index 0, value 0, but
-/// may sit between a lane's entries. The structure (maps, warpdispl) is unchanged. Blocks in
+/// same up to the order of each row's sum within a stage. In a reordered (stage, warp) the
+/// padding (value 0) may sit between a lane's entries and reads the index of the first lane of
+/// its phase with an entry in that row (index 0 when there is none), so it costs no wavefront. The structure (maps, warpdispl) is unchanged. Blocks in
 /// parallel; cuda::DeviceTiledEll::order_slots_for_banks gives the same arrays on the device.
 template <typename ValueType, typename IndexType>
 BankOrder order_slots_for_banks(TiledEll<ValueType, IndexType>& a, size_type value_bytes = sizeof(ValueType));

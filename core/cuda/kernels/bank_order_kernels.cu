@@ -133,6 +133,21 @@ __device__ void write_column(std::uint16_t* idx, P* val, Keys keys, Values origi
     }
 }
 
+// Each padding slot of the new order (index 0, value bits 0) takes the index of the first lane
+// of its phase with an entry in its row, or stays 0 (the host's share_padding).
+template <typename P>
+__device__ void share_padding(std::uint16_t* idx, const P* val, int width, int lane, int banks) {
+    const unsigned phase_mask = banks == warp_size ? full_mask : 0xffffu << ((lane / banks) * banks);
+    for (int m = 0; m < width; ++m) {
+        const std::uint16_t mine = idx[m * warp_size + lane];
+        const bool pad = mine == 0 && zero_bits(val[m * warp_size + lane]);
+        const unsigned holders = __ballot_sync(full_mask, !pad) & phase_mask;
+        const int first = holders ? __ffs(static_cast<int>(holders)) - 1 : lane;
+        const std::uint16_t shared = __shfl_sync(full_mask, mine, first);
+        if (pad && holders) idx[m * warp_size + lane] = shared;
+    }
+}
+
 // One warp per (stage, warp) of 2 .. max_width slot rows. Shared memory holds each lane's
 // sorted keys and its values in their original slots (lane l's j-th at j*32 + l); the rows
 // where each (phase, bank) is read sit in the registers of lane phase*banks + bank.
@@ -212,6 +227,7 @@ __global__ void bank_order_kernel(const size_type* warpdispl, std::uint16_t* ind
             if (holding) ++head;
         }
         write_column(idx, val, keys, original, width, count, lane, true);
+        share_padding(idx, val, width, lane, banks);
         after = region_wavefronts(idx, width, lane, banks);
         if (after >= before) {  // the sweep's order only when it has fewer wavefronts
             write_column(idx, val, keys, original, width, count, lane, false);
