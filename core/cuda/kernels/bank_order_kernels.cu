@@ -25,11 +25,11 @@ constexpr unsigned no_index = 1u << 16;
 
 template <typename P>
 __device__ bool zero_bits(P value) {
-    unsigned char bytes[sizeof(P)];
-    memcpy(bytes, &value, sizeof(P));
-    bool zero = true;
-    for (unsigned i = 0; i < sizeof(P); ++i) zero = zero && bytes[i] == 0;
-    return zero;
+    using Bits = std::conditional_t<sizeof(P) == 8, unsigned long long,
+                                    std::conditional_t<sizeof(P) == 4, unsigned, unsigned short>>;
+    Bits bits;
+    memcpy(&bits, &value, sizeof(P));
+    return bits == 0;
 }
 
 struct Rows {
@@ -165,9 +165,11 @@ __global__ void bank_order_kernel(const size_type* warpdispl, std::uint16_t* ind
     std::uint16_t* idx = index + m0 * warp_size;
     P* val = payload + m0 * warp_size;
     auto at = [lane](int j) { return j * warp_size + lane; };
+    const bool reordered = width > 1 && width <= max_width;  // wider regions keep their order
+    if (!reordered && !totals) return;  // nothing to count either
     const long long before = region_wavefronts(idx, width, lane, banks);
     long long after = before;
-    if (width > 1 && width <= max_width) {  // wider regions keep their order
+    if (reordered) {
         // The lane's entries (before its trailing padding), insertion-sorted by index (stable).
         int count = width;
         while (count > 0 && idx[at(count - 1)] == 0 && zero_bits(val[at(count - 1)])) --count;
