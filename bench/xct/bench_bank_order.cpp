@@ -5,17 +5,20 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "apps/xct/driver/memory_estimate.hpp"
 #include "apps/xct/geometry/geometry.hpp"
 #include "apps/xct/operator/ordering.hpp"
+#include "apps/xct/operator/system_matrix.hpp"
 #include "apps/xct/operator/tiled_system_matrix.hpp"
 #include "core/formats/tiled_ell_bank_order.hpp"
+#include "core/error.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"
+#include "io/atomic_output.hpp"
 
 using namespace tessel;
 using namespace tessel::xct;
@@ -34,20 +37,37 @@ nlohmann::json order_and_report(const char* name, TiledEll<float, Index>& m) {
             {"host_seconds", seconds}};
 }
 
+// True (with one line) when A and Aᵀ of `g` would not fit 90 % of the available memory.
+bool too_big(const Geometry& g) {
+    MemoryPlan plan;
+    plan.nnz = estimate_nnz(g);
+    plan.pixels = g.num_pixels();
+    plan.rays = g.num_rays();
+    plan.slices = plan.round_slices = 0;
+    const double need = estimate_memory(plan).total(), available = available_memory();
+    if (!(available > 0 && need > 0.9 * available)) return false;
+    std::fprintf(stderr, "tessel-bench-bank-order: %lld^2 x %lld angles needs about %s for A and A^T, %s available\n",
+                 static_cast<long long>(g.n), static_cast<long long>(g.num_theta()), format_bytes(need).c_str(),
+                 format_bytes(available).c_str());
+    return true;
+}
+
 }  // namespace
 
-int main(int argc, char** argv) {
+int run(int argc, char** argv) {
     CLI::App app{"tessel-bench-bank-order: shared-memory wavefronts of xct's A and Aᵀ before and after the bank order"};
     size_type n = 512, angles = 750, block_rows = 256, buffer_entries = 1024;
     std::string json;
-    app.add_option("--n", n, "Image size (n x n pixels, n channels)")->capture_default_str();
-    app.add_option("--angles", angles, "Angles over 180°")->capture_default_str();
+    app.add_option("--n", n, "Image size (n x n pixels, n channels)")->check(CLI::PositiveNumber)->capture_default_str();
+    app.add_option("--angles", angles, "Angles over 180°")->check(CLI::PositiveNumber)->capture_default_str();
     app.add_option("--block-rows", block_rows, "Tiled ELL rows per block")->capture_default_str();
     app.add_option("--buffer-entries", buffer_entries, "Staged entries per stage (cuda's default 1024)")
         ->capture_default_str();
     app.add_option("--json", json, "Write the figures as JSON");
     CLI11_PARSE(app, argc, argv);
+    if (!json.empty()) io::check_writable(json, "--json");
     const Geometry g{n, n, uniform_angles(angles)};
+    if (too_big(g)) return 1;
     const TiledEllConfig config{block_rows, buffer_entries};
     auto ops = build_tiled_operators<float>(g, make_ordering(g, DomainOrder::hilbert), config);
     std::printf("xct %lld^2 x %lld angles, Hilbert order, tiled ELL %lld x %lld\n", static_cast<long long>(n),
@@ -57,6 +77,17 @@ int main(int argc, char** argv) {
                        {"block_rows", block_rows}, {"buffer_entries", buffer_entries}};
     out["A"] = order_and_report("A", ops.a);
     out["At"] = order_and_report("At", ops.at);
-    if (!json.empty()) std::ofstream(json) << out.dump(2) << "\n";
+    if (!json.empty()) write_file_atomically(json, out.dump(2) + "\n");
     return 0;
+}
+
+int main(int argc, char** argv) {
+    try {
+        return run(argc, argv);
+    } catch (const tessel::Error& e) {
+        std::fprintf(stderr, "tessel-bench-bank-order: %s\n", e.message().c_str());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "tessel-bench-bank-order: %s\n", e.what());
+    }
+    return 1;
 }
