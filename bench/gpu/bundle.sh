@@ -8,7 +8,15 @@
 set -euo pipefail
 build=$(cd "${1:?build folder}" && pwd); out=${2:?output archive}
 stage=$(mktemp -d); trap 'rm -rf "$stage"' EXIT
-programs=$(find "$build" -type f -perm -u+x \( -name 'tessel-*' -o -name 'tessel_*' \) ! -name '*.so' ! -path '*/CMakeFiles/*')
+# The device run's programs: those the cuda tests and the fixtures' set-ups name, the apps, and
+# bench/gpu's and bench/xct's. Nothing else: the other tests and benchmarks (their peer
+# libraries: GraphBLAS alone is 180 MB) would not fit the device's 64 MiB working tree.
+named=$( { (cd "$build" && ctest -N -V -L cuda); grep -rh -B3 FIXTURES_SETUP --include=CTestTestfile.cmake "$build"; } |
+  grep -o "$build/[^\" ;&]*" | sort -u)
+programs=$(find "$build" -type f -perm -u+x \( -name 'tessel-*' -o -name 'tessel_*' \) ! -name '*.so' ! -path '*/CMakeFiles/*' |
+  while read -r p; do
+    case $p in "$build"/apps/*|"$build"/bench/gpu/*|"$build"/bench/xct/*) echo "$p" ;; *) grep -qxF "$p" <<<"$named" && echo "$p" ;; esac
+  done)
 mkdir -p "$stage/opt/tessel-libs"
 # The build's programs and test files at their own paths, so that CTest's absolute paths hold.
 (cd / && find "${build#/}" \( -name 'CTestTestfile.cmake' -o -name '*_tests*.cmake' -o -name '*_include*.cmake' \) -print0 |
@@ -26,5 +34,5 @@ mkdir -p "$stage/usr/bin"
 for b in mpiexec mpirun orterun orted ompi_info; do
   [ -e "/usr/bin/$b" ] && cp -a "/usr/bin/$b" "$stage/usr/bin/" && cp -L "$(readlink -f "/usr/bin/$b")" "$stage/usr/bin/" 2>/dev/null || true
 done
-tar cf - -C "$stage" . | xz -T0 -6 > "$out"
+tar cf - -C "$stage" . | xz -T0 -9 > "$out"
 echo "bundle: $out ($(du -h "$out" | cut -f1)), $(echo "$programs" | wc -w) programs"

@@ -17,7 +17,7 @@ export LD_LIBRARY_PATH=/opt/tessel-libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1 OMP_NUM_THREADS=8
 nvidia-smi -L
 [ "$quick" = unpack ] && exit 0
-(cd /work/main/build-gpu && timeout 420 ctest -L cuda -j8 --timeout 200 > "$out/ctest.txt" 2>&1)
+(cd /work/main/build-gpu && timeout 240 ctest -L cuda -j8 --timeout 60 > "$out/ctest.txt" 2>&1)
 grep -E 'tests passed|tests failed|\*\*\*|Failed|Not Run' "$out/ctest.txt" | head -40
 unset OMP_NUM_THREADS
 [ "$quick" = tests ] && exit 0

@@ -13,7 +13,7 @@ t0=$(date +%s)
 # run NAME COMMAND...: the log in OUT, one summary line here.
 run() {
   local name=$1; shift
-  timeout 150 "$@" > "$OUT/$name.log" 2>&1
+  timeout 100 "$@" > "$OUT/$name.log" 2>&1
   local status=$?
   printf '%-24s exit %d %4d s  %s\n' "$name" $status $(( $(date +%s) - t0 )) \
     "$(grep -E '^(done:|executor:|inference:|check:|total)' "$OUT/$name.log" | tail -1 | cut -c1-100)"
