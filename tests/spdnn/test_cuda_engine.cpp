@@ -12,6 +12,7 @@
 #include "apps/spdnn/network/generator.hpp"
 #include "apps/spdnn/network/layer_weights.hpp"
 #include "core/backend.hpp"
+#include "core/device_traffic.hpp"
 
 #if defined(TESSEL_HAVE_CUDA)
 #include <random>
@@ -105,6 +106,49 @@ TEST_CASE("cuda engine equals the core engine layer by layer", "[cuda][spdnn]") 
         const auto records = gpu->batch_records();
         REQUIRE(records.size() == std::size_t(net.layer_count()));
         CHECK(records.back().live == static_cast<size_type>(cpu->nonzero_ids().size()));
+    }
+}
+
+TEST_CASE("cuda engine: kept images go up as pinned copies and give the same layers", "[cuda][spdnn]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    const auto& net = network();
+    const auto ep = Epilogue<Value>::bias_relu_cap(net.bias, activation_cap);
+    auto weights = resident_weights(net, weight_layout(neurons, 256, 0));
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(images().rows()));
+    std::iota(rows.begin(), rows.end(), std::int64_t{0});
+    const EngineOptions options{neurons, 0, true, true, net.layer_count()};
+    auto pageable = make_cuda_engine(options, KernelChoice::core);
+    auto pinned = make_cuda_engine(options, KernelChoice::core);
+    // A batch's copies up: its row offsets and ids (host vectors, pageable) and the images'
+    // columns and values, pageable unless kept (page-locking holds for the whole process, so
+    // the engine that keeps nothing starts its batch first).
+    auto pageable_copies_of_batch = [&](Engine& e) {
+        e.reserve(images().rows());
+        const auto before = device_traffic::counts(device_traffic::current_phase());
+        e.start_batch(images(), rows);
+        const auto after = device_traffic::counts(device_traffic::current_phase());
+        CHECK(after.copies - before.copies == 4);
+        return after.pageable_copies - before.pageable_copies;
+    };
+    CHECK(pageable_copies_of_batch(*pageable) == 4);
+    pinned->keep_images(images());
+    CHECK(pageable_copies_of_batch(*pinned) == 2);
+    for (size_type k = 0; k < net.layer_count(); ++k) {
+        CAPTURE(k);
+        LayerTimes times;
+        const auto& wt = weights->get(k).ell;
+        for (Engine* e : {pageable.get(), pinned.get()}) {
+            if (k == 0)
+                e->first_layer(wt, images(), rows, ep, times);
+            else
+                e->layer(k, wt, ep, times);
+        }
+        const Snapshot want = snapshot(*pageable), got = snapshot(*pinned);
+        REQUIRE(got.ids == want.ids);
+        CHECK(got.rows == want.rows);
     }
 }
 

@@ -311,6 +311,9 @@ InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const 
     std::vector<std::int64_t> found;
     Progress progress("tessel-spdnn layers", layers * plan.batches, options.progress && ranks.rank == 0 ? -1 : 0);
     engine->reserve(std::min(plan.batch, plan.last - plan.first));
+    Timer kept;
+    engine->keep_images(images);
+    const double keep_images_s = kept.seconds();
     // Resident weights go to a device engine once, before the timed layers.
     if (weights.stable())
         for (size_type k = 0; k < layers; ++k) engine->keep_layer(k, weights.get(k).ell);
@@ -362,6 +365,8 @@ InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const 
     // pageable ones waited for) and the device's time to have them in place.
     result.phases.add("start_batch", start_batch_s);
     result.phases.add("images_to_device", engine->images_seconds());
+    // Before the timed layers, like the resident weights' upload: on cuda the images' page-locking.
+    result.phases.add("keep_images", keep_images_s);
     result.device_traffic = device_traffic::to_json();
     // The cuda engine picks its register tile at the first layer.
     if (const int r = engine->register_factor(); r > 0) result.register_factor = r;

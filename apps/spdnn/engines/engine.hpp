@@ -49,6 +49,10 @@ public:
     /// Layer k of resident weights (the same matrix for every batch), handed over once before
     /// the timed layers so that a device engine uploads it there. The default keeps nothing.
     virtual void keep_layer(size_type /*k*/, const TiledEll<Value, Index>& /*wt*/) {}
+    /// The images, handed over once before the timed layers: a device engine page-locks their
+    /// host arrays there, so that each batch's upload runs at pinned speed without holding the
+    /// host. The default keeps nothing.
+    virtual void keep_images(const Images& /*images*/) {}
     /// The batch's images, handed over before its layers (a device engine uploads them here,
     /// outside the layer loop); first_layer then gets the same images and rows.
     virtual void start_batch(const Images& /*images*/, const std::vector<std::int64_t>& /*rows*/) {}

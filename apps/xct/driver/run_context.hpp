@@ -77,6 +77,8 @@ struct RunContext {
     int total_iterations = 0;
     size_type iterations_run = 0;
     double iterate_seconds = 0;
+    std::vector<double> step_seconds;  // each iteration's own, without the round's set-up and download
+    double start_seconds = 0, finish_seconds = 0;  // the rounds' solver starts and final syncs (in iterate)
     SpmmStats stats;  // the SpMMs of the solver (not those that made phantom sinograms)
 
     const Geometry& g() const { return info.geometry; }

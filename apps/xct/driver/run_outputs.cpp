@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <numeric>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -23,6 +24,14 @@
 namespace tessel::xct {
 
 namespace {
+
+// The median of the values, 0 when there are none.
+double median_of(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
+    std::nth_element(v.begin(), mid, v.end());
+    return *mid;
+}
 
 // Totals over the ranks of what the metrics report.
 struct Totals {
@@ -144,6 +153,12 @@ void fill_metrics(RunContext<V>& c, ReconstructResult& result, const Totals& tot
                  {"gflops", spmm_s > 0 ? totals.flops / spmm_s / 1e9 : 0.0},
                  {"gbytes_per_s", spmm_s > 0 ? totals.bytes / spmm_s / 1e9 : 0.0}};
     m["iteration_seconds"] = per_iteration;
+    // The steady rate: the median iteration, without each round's start (b up, the first
+    // products) and end (the images down), which iteration_seconds spreads over the iterations.
+    m["iteration_seconds_median"] = median_of(c.step_seconds);
+    m["iterate_parts"] = {{"start", c.start_seconds},
+                          {"steps", std::accumulate(c.step_seconds.begin(), c.step_seconds.end(), 0.0)},
+                          {"finish", c.finish_seconds}};
     // cuda: the context's creation, on a thread beside the host's work from the start (not a phase).
     m["device_context_seconds"] = c.warmup.seconds();
     m["iterations_run"] = c.iterations_run;
@@ -173,6 +188,8 @@ void print_summary(RunContext<V>& c, const ReconstructResult& result, double sav
     log << "done: " << c.info.slices << " slice(s), " << result.iterations << " iterations, residual "
         << (result.residuals.empty() ? std::string("-") : sci(result.residuals.back())) << ", "
         << fixed(result.metrics["iteration_seconds"].get<double>(), 3) << " s/iteration";
+    if (result.iterations > 0)
+        log << " (median iteration " << fixed(result.metrics["iteration_seconds_median"].get<double>(), 4) << " s)";
     if (!result.psnr.empty()) {
         const double worst = *std::min_element(result.psnr.begin(), result.psnr.end());
         log << ", PSNR vs phantom " << fixed(worst, 2) << " dB" << (result.psnr.size() > 1 ? " (worst slice)" : "");

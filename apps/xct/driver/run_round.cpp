@@ -186,7 +186,8 @@ bool iterate(RunContext<V>& c, Solver<V>& solver, const DenseMatrix<V>& b, Solve
         c.add_stats(before, c.op->stats());
         ++c.total_iterations;
         ++c.iterations_run;
-        print_progress(c, state, before, step_timer.seconds(), round, count);
+        c.step_seconds.push_back(step_timer.seconds());
+        print_progress(c, state, before, c.step_seconds.back(), round, count);
         if (o.checkpoint_every > 0 && state.iteration % o.checkpoint_every == 0) {
             c.iterate_seconds += iterate_timer.seconds();
             solver.sync(state);
@@ -293,9 +294,12 @@ bool run_round(RunContext<V>& c, Solver<V>& solver, size_type round, Reconstruct
     SolverState<V> state;
     Timer iterate_timer;
     start_state(c, solver, b, x_fbp, resuming, state);
+    c.start_seconds += iterate_timer.seconds();
     const bool finished = iterate(c, solver, b, state, round, count, iterate_timer, result);
     device_traffic::PhaseScope finish(device_traffic::Phase::finish);
+    Timer sync_timer;
     solver.sync(state);
+    c.finish_seconds += sync_timer.seconds();
     c.iterate_seconds += iterate_timer.seconds();
     if (finished) collect_round(c, state, first, count);
     return finished;

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# A short second device call after a change (about 3 minutes on an H200): `ctest -L cuda`, the
+# xct CGLS case A B A B against an earlier tessel-xct (bench/gpu/ab_xct.sh), the xct variants
+# and the 1024² case with their metrics, spdnn 1024 and 4096 x 120 on cuda, and Nsight Compute
+# on the two tiled ELL products of one stored iteration. Run after run_bundle.sh ... unpack.
+# usage: bench/gpu/recheck.sh BUILD_DIR OUT_DIR [EARLIER_TESSEL_XCT]
+set -u
+B=${1:?build folder}; out=${2:?output folder}; earlier=${3:-}
+mkdir -p "$out"; here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+(cd "$B" && OMP_NUM_THREADS=8 timeout 150 ctest -L cuda -j8 --timeout 60 > "$out/ctest.txt" 2>&1)
+grep -E 'tests passed|tests failed|\*\*\*|Failed' "$out/ctest.txt" | head -12
+[ -n "$earlier" ] && timeout 120 bash "$here/ab_xct.sh" "$earlier" "$B/apps/xct/tessel-xct" "$out/ab" 2
+X="$B/apps/xct/tessel-xct --phantom 512 --angles 750 --num-slices 16 --backend cuda"
+for v in "" "--transpose stored" "--transpose stored --bank-order off" "--turn-symmetry off"; do
+  name=xct$(echo "$v" | tr -d ' -')
+  timeout 60 $X --iterations 24 $v --metrics "$out/$name.json" --output "$tmp/o.h5" > "$out/$name.log" 2>&1
+  echo "$name: $(grep -o 'done:.*' "$out/$name.log" | cut -c1-140)"
+done
+timeout 60 "$B/apps/xct/tessel-xct" --phantom 1024 --angles 1500 --num-slices 64 --iterations 4 --backend cuda \
+  --metrics "$out/xct-big.json" --output "$tmp/f.h5" > "$out/xct-big.log" 2>&1
+echo "xct-big: $(grep -o 'done:.*' "$out/xct-big.log" | cut -c1-140)"
+S="$B/apps/spdnn/tessel-spdnn"
+for n in 1024 4096; do
+  timeout 60 "$S" generate --neurons $n --layers 120 --images 60000 --binary --out "$tmp/d$n" > /dev/null 2>&1
+  timeout 60 "$S" infer --network "$tmp/d$n" --neurons $n --layers 120 --backend cuda --kernel core --repeat 3 \
+    --check "$tmp/d$n/neuron$n-l120-categories.tsv" --metrics "$out/spdnn-$n.json" > "$out/spdnn-$n.log" 2>&1
+  echo "spdnn $n: $(grep -E 'check:|inference:' "$out/spdnn-$n.log" | tr '\n' ' ' | cut -c1-200)"
+  rm -rf "$tmp/d$n"
+done
+NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+timeout 60 "$NCU" --clock-control none --section SpeedOfLight --section Occupancy --section WarpStateStats \
+  -k regex:tiled_ell_kernel --launch-count 2 $X --iterations 1 --transpose stored --output "$tmp/n.h5" > "$out/ncu.txt" 2>&1
+grep -E 'Duration|DRAM Throughput|Warp Cycles Per Issued|Achieved Occupancy' "$out/ncu.txt"
