@@ -30,6 +30,9 @@ public:
     virtual void bind(const DenseMatrix<ValueType>& b, SolverState<ValueType>& state) = 0;
     /// Copies the state's x, r and p into the space's (device: uploads; host: nothing).
     virtual void load() = 0;
+    /// A fresh start, which the state already holds: x := 0, r := b, p := 0 (device: made there,
+    /// nothing goes up; host: nothing).
+    virtual void load_fresh() = 0;
     /// Copies the space's x, r and p into the state (device: downloads; host: nothing).
     virtual void store() = 0;
     /// out := A·in, out := Aᵀ·in.

@@ -46,6 +46,11 @@ public:
         r_.upload(state_->r.view());
         if (state_->p.rows() > 0) p_.upload(state_->p.view());
     }
+    void load_fresh() override {
+        x_.fill_zero();
+        cuda::device::copy_columns(cv(Vec::b), v(Vec::r), nullptr);
+        if (state_->p.rows() > 0) p_.fill_zero();
+    }
     void store() override {
         x_.download(state_->x.view());
         r_.download(state_->r.view());

@@ -27,6 +27,7 @@ public:
         scalars_.assign(static_cast<std::size_t>(column::count * k_), 0.0);
     }
     void load() override {}
+    void load_fresh() override {}
     void store() override {}
 
     void forward(Vec in, Vec out) override { op_.forward(mat(in), mat(out)); }

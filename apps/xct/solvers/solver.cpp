@@ -101,7 +101,10 @@ void Solver<V>::begin(const DenseMatrix<V>& b, const DenseMatrix<V>* x0, SolverS
     st.r = b;
     st.p = cgls ? DenseMatrix<V>(op_.pixels(), k) : DenseMatrix<V>();
     space_->bind(b, st);
-    space_->load();
+    if (x0)
+        space_->load();
+    else
+        space_->load_fresh();  // on a device: x, r and p made there, not uploaded
     space_->dots(Vec::b, Vec::b, rr);
     reduce(rr, 1);
     const std::vector<double> bb = space_->read(rr, 1);
