@@ -7,11 +7,7 @@ set -u
 a=${1:?binary A}; b=${2:?binary B}; out=${3:?output folder}; rounds=${4:-2}
 mkdir -p "$out"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-# median_ms LOG: the median of the log's "N slices/s" iteration lines, as ms per iteration.
-median_ms() {
-  grep -o '[0-9.]* slices/s' "$1" | awk '{print 16000 / $1}' | sort -n |
-    awk '{v[NR] = $1} END {if (NR) printf "%.3f", v[int((NR + 1) / 2)]; else printf "-"}'
-}
+source "$(dirname "$0")/common.sh"
 for r in $(seq "$rounds"); do
   for variant in default stored; do
     extra=(); [ $variant = stored ] && extra=(--transpose stored)
@@ -22,7 +18,7 @@ for r in $(seq "$rounds"); do
         --output "$tmp/x.h5" > "$log" 2>&1
       status=$?
       printf '%-8s %s round %d: exit %d, median iteration %s ms, whole %s s\n' "$variant" "$side" "$r" $status \
-        "$(median_ms "$log")" "$(grep -o 'total [0-9][0-9.]*' "$log" | cut -d' ' -f2)"
+        "$(median_ms "$log" 16)" "$(grep -o 'total [0-9][0-9.]*' "$log" | cut -d' ' -f2)"
     done
   done
 done

@@ -8,9 +8,8 @@ set -u
 B=${1:?build folder}; out=${2:?output folder}; earlier=${3:-}
 mkdir -p "$out"; here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-(cd "$B" && OMP_NUM_THREADS=8 timeout 150 ctest -L cuda -j8 --timeout 60 > "$out/ctest.txt" 2>&1)
-grep -E 'tests passed|tests failed|\*\*\*|Failed' "$out/ctest.txt" | head -12
+source "$here/common.sh"
+cuda_tests "$B" "$out"
 [ -n "$earlier" ] && timeout 120 bash "$here/ab_xct.sh" "$earlier" "$B/apps/xct/tessel-xct" "$out/ab" 2
 X="$B/apps/xct/tessel-xct --phantom 512 --angles 750 --num-slices 16 --backend cuda"
 for v in "" "--transpose stored" "--transpose stored --bank-order off" "--turn-symmetry off"; do
@@ -29,7 +28,4 @@ for n in 1024 4096; do
   echo "spdnn $n: $(grep -E 'check:|inference:' "$out/spdnn-$n.log" | tr '\n' ' ' | cut -c1-200)"
   rm -rf "$tmp/d$n"
 done
-NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-timeout 60 "$NCU" --clock-control none --section SpeedOfLight --section Occupancy --section WarpStateStats \
-  -k regex:tiled_ell_kernel --launch-count 2 $X --iterations 1 --transpose stored --output "$tmp/n.h5" > "$out/ncu.txt" 2>&1
-grep -E 'Duration|DRAM Throughput|Warp Cycles Per Issued|Achieved Occupancy' "$out/ncu.txt"
+ncu_products "$out" $X --transpose stored --output "$tmp/n.h5"

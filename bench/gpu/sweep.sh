@@ -8,14 +8,8 @@ set -u
 B=${1:?build folder}; out=${2:?output folder}
 mkdir -p "$out"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
-(cd "$B" && OMP_NUM_THREADS=8 timeout 150 ctest -L cuda -j8 --timeout 60 > "$out/ctest.txt" 2>&1)
-grep -E 'tests passed|tests failed|\*\*\*|Failed' "$out/ctest.txt" | head -12
-# median_ms LOG SLICES: the median of the log's per-iteration lines, in ms.
-median_ms() {
-  grep -o '[0-9.]* slices/s' "$1" | awk -v k="$2" '{print 1000 * k / $1}' | sort -n |
-    awk '{v[NR] = $1} END {if (NR) printf "%.3f", v[int((NR + 1) / 2)]; else printf "-"}'
-}
+source "$(dirname "$0")/common.sh"
+cuda_tests "$B" "$out"
 X="$B/apps/xct/tessel-xct --phantom 512 --angles 750 --num-slices 16 --backend cuda --transpose stored"
 for entries in 512 768 1024 2048; do
   for rows in 128 256; do
@@ -42,7 +36,4 @@ timeout 90 "$S" generate --neurons 16384 --layers 120 --images 60000 --binary --
 timeout 60 "$S" infer --network "$tmp/d16384" --neurons 16384 --layers 120 --backend cuda --kernel core --repeat 3 \
   --check "$tmp/d16384/neuron16384-l120-categories.tsv" --metrics "$out/spdnn-16384.json" > "$out/spdnn-16384.log" 2>&1
 echo "spdnn-16384: exit $?, $(grep -E 'inference:' "$out/spdnn-16384.log" | cut -c1-60) $(grep -o 'check: [A-Z]*' "$out/spdnn-16384.log")"
-NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-timeout 60 "$NCU" --clock-control none --section SpeedOfLight --section Occupancy --section WarpStateStats \
-  -k regex:tiled_ell_kernel --launch-count 2 $X --iterations 1 --output "$tmp/n.h5" > "$out/ncu.txt" 2>&1
-grep -E 'Duration|DRAM Throughput|Warp Cycles Per Issued|Achieved Occupancy' "$out/ncu.txt"
+ncu_products "$out" $X --output "$tmp/n.h5"

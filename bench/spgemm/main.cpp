@@ -25,6 +25,7 @@
 #include "core/error.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spgemm.hpp"
+#include "core/statistics.hpp"
 #include "core/timer.hpp"
 #ifdef TESSEL_BENCH_HAVE_IO
 #include "io/matrix_market.hpp"
@@ -59,12 +60,6 @@ double best(const std::vector<double>& v) {
     return v.empty() ? NAN : *std::min_element(v.begin(), v.end());
 }
 
-double median(std::vector<double> v) {
-    if (v.empty()) return NAN;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 nlohmann::json finite(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
 

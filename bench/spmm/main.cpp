@@ -31,6 +31,7 @@
 #include "core/generators.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 #include "core/metrics.hpp"
+#include "core/statistics.hpp"
 #include "core/timer.hpp"
 
 #ifndef TESSEL_BENCH_BUILD_TYPE
@@ -142,12 +143,6 @@ struct Comparison {
     }
 };
 
-double median(std::vector<double> v) {
-    if (v.empty()) return NAN;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 std::string pct(double fraction) {
     return std::isfinite(fraction) ? format_number(100.0 * fraction, 3) + "%" : "-";

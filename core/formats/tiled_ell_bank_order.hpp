@@ -43,8 +43,8 @@ struct BankOrder {
 /// when it has fewer wavefronts than before (bank_wavefronts never rises). The product is the
 /// same up to the order of each row's sum within a stage. In a reordered (stage, warp) the
 /// padding (value 0) may sit between a lane's entries and reads the index of the first lane of
-/// its phase with an entry in that row (index 0 when there is none), so it costs no wavefront. The structure (maps, warpdispl) is unchanged. Blocks in
-/// parallel; cuda::DeviceTiledEll::order_slots_for_banks gives the same arrays on the device.
+/// its phase with an entry in that row (index 0 when there is none), so it costs no wavefront.
+/// The structure (maps, warpdispl) is unchanged. Blocks in parallel; cuda::DeviceTiledEll::order_slots_for_banks gives the same arrays on the device.
 template <typename ValueType, typename IndexType>
 BankOrder order_slots_for_banks(TiledEll<ValueType, IndexType>& a, size_type value_bytes = sizeof(ValueType));
 

@@ -11,6 +11,7 @@
 #include "apps/xct/driver/api.hpp"
 #include "apps/xct/fbp/fbp_filter.hpp"
 #include "apps/xct/preprocessing/center_finding.hpp"
+#include "core/operator/default_tiles.hpp"
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "io/data_exchange.hpp"
@@ -64,6 +65,7 @@ py::tuple reconstruct(py::handle tomo_object, py::handle theta_object, std::opti
     o.batch_slices = batch_slices;
     o.order = xct::parse_domain_order(order);
     o.projector.backend = resolve_backend(parse_backend(backend), "backend");
+    o.projector.tiles = default_tiles(o.projector.backend);  // on cuda core's smaller stages, as tessel-xct
     if (precision != "single" && precision != "mixed")
         bad_argument("precision", "'" + precision + "' is not 'single' or 'mixed'");
     o.projector.half_values = precision == "mixed";

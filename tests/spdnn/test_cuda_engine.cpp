@@ -37,6 +37,13 @@ const Images& images() {
     return im;
 }
 
+// Every image's 0-based id, the rows of one whole batch.
+std::vector<std::int64_t> all_rows() {
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(images().rows()));
+    std::iota(rows.begin(), rows.end(), std::int64_t{0});
+    return rows;
+}
+
 // Live images of an engine as (id, activations) rows.
 struct Snapshot {
     std::vector<std::int64_t> ids;
@@ -68,8 +75,7 @@ TEST_CASE("cuda engine equals the core engine layer by layer", "[cuda][spdnn]") 
     }
     const auto& net = network();
     const auto ep = Epilogue<Value>::bias_relu_cap(net.bias, activation_cap);
-    std::vector<std::int64_t> rows(static_cast<std::size_t>(images().rows()));
-    std::iota(rows.begin(), rows.end(), std::int64_t{0});
+    const auto rows = all_rows();
     struct Case {
         bool stable, compaction, reorder;
         int factor;
@@ -117,8 +123,7 @@ TEST_CASE("cuda engine: kept images go up as pinned copies and give the same lay
     const auto& net = network();
     const auto ep = Epilogue<Value>::bias_relu_cap(net.bias, activation_cap);
     auto weights = resident_weights(net, weight_layout(neurons, 256, 0));
-    std::vector<std::int64_t> rows(static_cast<std::size_t>(images().rows()));
-    std::iota(rows.begin(), rows.end(), std::int64_t{0});
+    const auto rows = all_rows();
     const EngineOptions options{neurons, 0, true, true, net.layer_count()};
     auto pageable = make_cuda_engine(options, KernelChoice::core);
     auto pinned = make_cuda_engine(options, KernelChoice::core);

@@ -23,6 +23,7 @@
 #include "core/app/run_mpi_app.hpp"
 #include "core/error.hpp"
 #include "core/kernels/spmm.hpp"
+#include "core/operator/default_tiles.hpp"
 #include "core/types.hpp"
 #include "io/atomic_output.hpp"
 
@@ -300,11 +301,9 @@ int run(int argc, char** argv) {
     if (t.threads > 0) omp_set_num_threads(t.threads);
     choose_input(o, t);
     apply_choices(o, t);
-    // On a GPU, small stages let the device kernels keep wide register tiles and several blocks
-    // resident: 768 entries x 16 fp32 columns is 48 KiB, four blocks per SM (an H200, a
-    // stored-Aᵀ iteration of 16 slices: 3.01 ms; 1024 entries, three blocks: 3.25; 512: 3.80;
-    // 2048: 4.10; 4096: 15).
-    if (o.projector.backend == Backend::cuda && app.count("--buffer-entries") == 0) o.projector.tiles.buffer_entries = 768;
+    // On a GPU, core's stage size for cuda unless --buffer-entries chose one.
+    if (o.projector.backend == Backend::cuda && app.count("--buffer-entries") == 0)
+        o.projector.tiles.buffer_entries = default_tiles(Backend::cuda).buffer_entries;
     const auto result = reconstruct(o, MPI_COMM_WORLD, std::cout);
     if (result.stopped) {
         std::cout.flush();

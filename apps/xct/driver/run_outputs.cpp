@@ -17,6 +17,7 @@
 #include "core/comm/mpi_check.hpp"
 #include "core/device_traffic.hpp"
 #include "core/metrics.hpp"
+#include "core/statistics.hpp"
 #include "core/version.hpp"
 #include "io/memxct_raw.hpp"
 #include "io/tiff_writer.hpp"
@@ -24,14 +25,6 @@
 namespace tessel::xct {
 
 namespace {
-
-// The median of the values, 0 when there are none.
-double median_of(std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    const auto mid = v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2);
-    std::nth_element(v.begin(), mid, v.end());
-    return *mid;
-}
 
 // Totals over the ranks of what the metrics report.
 struct Totals {
@@ -155,7 +148,7 @@ void fill_metrics(RunContext<V>& c, ReconstructResult& result, const Totals& tot
     m["iteration_seconds"] = per_iteration;
     // The steady rate: the median iteration, without each round's start (b up, the first
     // products) and end (the images down), which iteration_seconds spreads over the iterations.
-    m["iteration_seconds_median"] = median_of(c.step_seconds);
+    m["iteration_seconds_median"] = c.step_seconds.empty() ? 0.0 : median(c.step_seconds);
     m["iterate_parts"] = {{"start", c.start_seconds},
                           {"steps", std::accumulate(c.step_seconds.begin(), c.step_seconds.end(), 0.0)},
                           {"finish", c.finish_seconds}};
