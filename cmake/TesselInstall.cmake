@@ -14,7 +14,7 @@ set(TESSEL_PUBLIC_HEADERS
   core/version.hpp core/generators.hpp
   core/formats/coo.hpp core/formats/csr.hpp core/formats/tiled_ell.hpp
   core/backend.hpp core/kernels/spmm.hpp core/kernels/spgemm.hpp core/kernels/tiled_ell_tiles.hpp
-  core/operator/spmm_operator.hpp core/cpu/isa.hpp
+  core/operator/spmm_operator.hpp core/operator/default_tiles.hpp core/cpu/isa.hpp
   core/dist/make_grid_spmm.hpp core/dist/sender_multiplies_spmm.hpp
   io/matrix_market.hpp io/graph_challenge.hpp io/memxct_raw.hpp io/hdf5_file.hpp
   io/data_exchange.hpp io/png_writer.hpp
