@@ -6,6 +6,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSEL_BUILD_DIR:-$root/build}
 jobs=${TESSEL_JOBS:-$(nproc)}
 # ccache (when installed) makes rebuilds of unchanged files free, in CI on the same machine too.
+# Paths under the tree are hashed relative to it, so a fresh clone at another path (CI's) hits
+# the objects an earlier clone compiled.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 launcher=()
 if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)

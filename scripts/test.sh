@@ -3,6 +3,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
+# ccache's paths relative to the tree, for every build below (scripts/build.sh); the sanitizer
+# build's debug information would otherwise tie its objects to this clone's path.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 export TESSEL_BUILD_DIR=${TESSEL_BUILD_DIR:-$root/build}
 echo "== building in $TESSEL_BUILD_DIR"
 start=$(date +%s)

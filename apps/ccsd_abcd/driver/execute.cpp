@@ -183,7 +183,11 @@ void print_executor(const Args& a, const ExecutionResult& er, const ExecutorTota
                     100 * s.rate / dgemm.square_rate, (long long)dgemm.square);
     else if (dgemm.rate > 0)
         std::printf(" = %.1f%% of the DGEMM rate", 100 * s.rate / dgemm.rate);
-    if (backend == Backend::cuda) std::printf(" (device setup %.3f s)", er.device_setup_seconds);
+    if (backend == Backend::cuda) {
+        const auto& d = er.device_setup_parts;
+        std::printf(" (device setup %.3f s: schedule %.3f, streams and handles %.3f, buffers %.3f, upload %.3f)",
+                    er.device_setup_seconds, d.schedule, d.streams, d.buffers, d.upload);
+    }
     std::printf(" (B made on demand: %.3f core-s; longest wait for A: %.3f s)\n", s.b_generation_seconds,
                 s.a_wait_seconds);
     std::printf("flops: executor %.6g = inspector %.6g, %lld GEMMs: %s\n", s.flops, plan.product.flops, s.gemms,

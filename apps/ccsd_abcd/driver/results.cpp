@@ -88,6 +88,10 @@ void record_results(nlohmann::json& doc, const Args& a, const ExecutorTiming& ru
     doc["fraction_of_dgemm"] = dgemm.rate > 0 ? s.rate / dgemm.rate : 0.0;
     doc["gemm_calls"] = er.calls;
     doc["device_setup_seconds"] = er.device_setup_seconds;
+    doc["device_setup_parts"] = {{"schedule", er.device_setup_parts.schedule},
+                                 {"streams", er.device_setup_parts.streams},
+                                 {"buffers", er.device_setup_parts.buffers},
+                                 {"upload", er.device_setup_parts.upload}};
     // This process's host-device copies, waits and launches in that run; steady = its blocks.
     doc["device_traffic"] = run.device_traffic;
     // This process's host copies into and out of pinned memory (cuda; zero on cpu).

@@ -147,7 +147,11 @@ private:
     void setup(Device<T>& d, int id) {
         d.id = id;
         TESSEL_CUDA_CHECK(cudaSetDevice(id));
+        auto& parts = r_.device_setup_parts;
+        Timer t;
         d.schedule = schedule_device(p_, plan_, me_, d.blocks, streams_per_device, part_bytes_);
+        parts.schedule += t.seconds();
+        t.restart();
         const DeviceSchedule& s = d.schedule;
         for (int x = 0; x < streams_per_device; ++x) {
             d.compute.emplace_back();
@@ -157,22 +161,29 @@ private:
         }
         d.up.emplace();
         d.down.emplace();
-        const auto at_least_one = [](size_type values) { return std::max<size_type>(values, 1); };
-        d.block_buf = cuda::DeviceBuffer<T>(at_least_one(s.block_values));
         for (int x = 0; x < 2; ++x) {
-            if (!s.a_resident) d.chunk_buf[x] = cuda::DeviceBuffer<T>(at_least_one(s.chunk_values[x]));
             d.copied.emplace_back();
             d.computed.emplace_back(streams_per_device);
         }
-        if (s.a_resident) d.a_buf = cuda::DeviceBuffer<T>(at_least_one(s.a_values));
-        // else the pinned copy of A's layout is made when a tile first needs it (copy_part)
         d.ready.emplace();
         d.c_down.emplace();
         d.part_up.emplace();
+        parts.streams += t.seconds();
+        t.restart();
+        const auto at_least_one = [](size_type values) { return std::max<size_type>(values, 1); };
+        d.block_buf = cuda::DeviceBuffer<T>(at_least_one(s.block_values));
+        if (!s.a_resident)
+            for (int x = 0; x < 2; ++x) d.chunk_buf[x] = cuda::DeviceBuffer<T>(at_least_one(s.chunk_values[x]));
+        if (s.a_resident) d.a_buf = cuda::DeviceBuffer<T>(at_least_one(s.a_values));
+        // else the pinned copy of A's layout is made when a tile first needs it (copy_part);
+        // the staging slots are pinned when first used (only tiles that are not registered).
         const auto slot_values = size_type(staging_bytes / sizeof(T));
         d.up_ring.emplace(staging_slots, slot_values);
         d.down_ring.emplace(staging_slots, slot_values);
+        parts.buffers += t.seconds();
+        t.restart();
         upload_schedule(d);
+        parts.upload += t.seconds();
         r_.calls += s.calls;
     }
 

@@ -40,6 +40,11 @@ struct ExecutionResult {
     size_type gemms = 0;        ///< tile GEMMs A(i,k)·B(k,c) it ran
     size_type calls = 0;        ///< cuda: cuBLAS calls that ran them (batched by tile shape)
     double device_setup_seconds = 0;  ///< cuda: streams, cuBLAS handles, buffers, the schedule uploaded
+    /// cuda: the setup's parts, summed over the devices: the schedule worked out on the host,
+    /// streams + cuBLAS handles + events, device buffers allocated, the schedule's arrays up.
+    struct SetupParts {
+        double schedule = 0, streams = 0, buffers = 0, upload = 0;
+    } device_setup_parts;
     size_type blocks = 0, chunks = 0;
     double b_generation_seconds = 0;  ///< summed over threads: making B tiles on demand
     double a_wait_seconds = 0;        ///< blocked waiting for A tiles from other ranks

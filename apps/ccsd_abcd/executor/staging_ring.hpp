@@ -36,9 +36,10 @@ inline void wait_if_pending(const cuda::Event& event) {
 template <typename T>
 class StagingRing {
 public:
+    /// The slots are pinned when first used: a run whose tiles all go straight from registered
+    /// host buffers pins nothing here (pinning costs milliseconds per slot).
     StagingRing(int slots, size_type slot_values) : slot_values_(slot_values) {
         slots_.resize(static_cast<std::size_t>(slots));
-        for (auto& s : slots_) s.memory.reserve(slot_values);
     }
 
     /// device[0 .. values) := the tiles (`tiles[t]` from host `source(t)`), packed as laid out,
@@ -116,6 +117,7 @@ private:
     Slot& next_slot() {
         Slot& s = slots_[next_];
         next_ = (next_ + 1) % slots_.size();
+        s.memory.reserve(slot_values_);  // once: never shrinks
         return s;
     }
 

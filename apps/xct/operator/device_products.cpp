@@ -8,11 +8,10 @@
 #include "core/error.hpp"
 
 #if defined(TESSEL_HAVE_CUDA)
-#include "core/cuda/kernels/row_sums.hpp"
 #include "core/cuda/runtime/device_buffer.hpp"
 #include "core/cuda/runtime/stream.hpp"
 #include "core/dist/device_sender_multiplies_spmm.hpp"
-#include "core/kernels/column_kernels.hpp"
+#include "core/kernels/column_blocks.hpp"
 #endif
 
 namespace tessel::xct {
@@ -116,12 +115,13 @@ void DistributedProjector<V>::collect_device_times() {
     if (device_times_) device_times_->times.collect();
 }
 
-// The 2K-column operands on the device and the turn: gather (x turned) and scatter-add (the
-// turned half back) as core's row kernels with the identity as the row sums' sources.
+// The 2K-column operands on the device and the turn: core's column-block kernels join x and x
+// turned, split the product's two halves into the rays, and sum the two halves back onto the
+// pixels through the inverse turn (one pass each, as the host's turned_projector.cpp).
 template <typename V>
 struct TurnedPairProjector<V>::Device {
-    cuda::DeviceDense<V> wide_in, wide_out, turned;
-    cuda::DeviceBuffer<size_type> turn, ptr, sources;
+    cuda::DeviceDense<V> wide_in, wide_out;
+    cuda::DeviceBuffer<size_type> turn, unturn;
 };
 
 template <typename V>
@@ -138,21 +138,13 @@ void ensure_shape(cuda::DeviceDense<V>& m, size_type rows, size_type cols) {
 
 }  // namespace
 
-// The turn on the device, once: add_row_sums with row q's only source q is a scatter-add by turn.
+// The turn and its inverse on the device, once.
 template <typename V>
 void TurnedPairProjector<V>::make_device() {
     if (device_) return;
     device_.reset(new Device());
-    const size_type p = pixels();
-    std::vector<size_type> ptr(static_cast<std::size_t>(p + 1)), sources(static_cast<std::size_t>(p));
-    for (size_type q = 0; q < p; ++q) {
-        sources[q] = q;
-        ptr[q + 1] = q + 1;
-    }
-    device_->turn = cuda::DeviceBuffer<size_type>(turn_.data(), p);
-    device_->ptr = cuda::DeviceBuffer<size_type>(ptr.data(), p + 1);
-    device_->sources = cuda::DeviceBuffer<size_type>(sources.data(), p);
-    cuda::synchronize_stream(nullptr);  // the host vectors die here
+    device_->turn = cuda::DeviceBuffer<size_type>(turn_.data(), pixels());
+    device_->unturn = cuda::DeviceBuffer<size_type>(unturn_.data(), pixels());
 }
 
 template <typename V>
@@ -166,17 +158,13 @@ void TurnedPairProjector<V>::forward_device(DenseView<const V> x, DenseView<V> y
     Device& d = *device_;
     ensure_shape(d.wide_in, p, 2 * k);
     ensure_shape(d.wide_out, h, 2 * k);
-    ensure_shape(d.turned, p, k);
-    cuda::device::copy_columns(x, d.wide_in.columns(0, k), nullptr);
-    cuda::device::gather_rows<V>(x, d.turn.data(), p, d.turned.data(), nullptr);
-    cuda::device::copy_columns(DenseView<const V>(d.turned.view()), d.wide_in.columns(k, k), nullptr);
+    cuda::device::join_column_blocks(x, nullptr, x, d.turn.data(), d.wide_in.view(), nullptr);
     const SpmmStats before = half_->stats();
     half_->forward_device(DenseView<const V>(d.wide_in.view()), d.wide_out.view());
     count(before, false);
-    cuda::device::copy_columns(DenseView<const V>(d.wide_out.columns(0, k)),
-                               DenseView<V>(y.data, h, k, Layout::row_major, y.ld), nullptr);
-    cuda::device::copy_columns(DenseView<const V>(d.wide_out.columns(k, k)),
-                               DenseView<V>(y.data + h * y.ld, h, k, Layout::row_major, y.ld), nullptr);
+    cuda::device::split_column_blocks(DenseView<const V>(d.wide_out.view()),
+                                      DenseView<V>(y.data, h, k, Layout::row_major, y.ld),
+                                      DenseView<V>(y.data + h * y.ld, h, k, Layout::row_major, y.ld), nullptr);
 }
 
 template <typename V>
@@ -190,17 +178,14 @@ void TurnedPairProjector<V>::backward_device(DenseView<const V> y, DenseView<V> 
     Device& d = *device_;
     ensure_shape(d.wide_in, p, 2 * k);
     ensure_shape(d.wide_out, h, 2 * k);
-    cuda::device::copy_columns(DenseView<const V>(y.data, h, k, Layout::row_major, y.ld), d.wide_out.columns(0, k),
-                               nullptr);
-    cuda::device::copy_columns(DenseView<const V>(y.data + h * y.ld, h, k, Layout::row_major, y.ld),
-                               d.wide_out.columns(k, k), nullptr);
+    cuda::device::join_column_blocks(DenseView<const V>(y.data, h, k, Layout::row_major, y.ld), nullptr,
+                                     DenseView<const V>(y.data + h * y.ld, h, k, Layout::row_major, y.ld), nullptr,
+                                     d.wide_out.view(), nullptr);
     const SpmmStats before = half_->stats();
     half_->backward_device(DenseView<const V>(d.wide_out.view()), d.wide_in.view());
     count(before, true);
-    // x = first column block, then x[turn(q)] += second column block of row q.
-    cuda::device::copy_columns(DenseView<const V>(d.wide_in.columns(0, k)), x, nullptr);
-    cuda::device::add_row_sums<V>(DenseView<const V>(d.wide_in.columns(k, k)), d.turn.data(), d.ptr.data(),
-                                  d.sources.data(), p, x, nullptr);
+    // x[turn(q)] gets the second block of row q: pixel t sums its own row and row unturn(t)'s.
+    cuda::device::add_column_blocks(DenseView<const V>(d.wide_in.view()), d.unturn.data(), x, nullptr);
 }
 
 template <typename V>

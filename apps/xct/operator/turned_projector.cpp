@@ -4,6 +4,7 @@
 #include <string>
 
 #include "core/error.hpp"
+#include "core/kernels/column_blocks.hpp"
 
 namespace tessel::xct {
 
@@ -40,26 +41,15 @@ void TurnedPairProjector<V>::forward(DenseMatrix<V>& x, DenseMatrix<V>& y) {
                        "turned forward: " + std::to_string(x.rows()) + " rows for " + std::to_string(pixels()) + " pixels");
     const size_type k = x.cols(), p = pixels(), h = half_->rays();
     if (wide_in_.rows() != p || wide_in_.cols() != 2 * k) wide_in_ = DenseMatrix<V>(p, 2 * k);
-    // Rows copied through pointers (every matrix here is contiguous row-major).
-    const V* xs = x.data();
-    V* wide = wide_in_.data();
-#pragma omp parallel for schedule(static)
-    for (size_type q = 0; q < p; ++q) {
-        std::copy_n(xs + q * k, k, wide + q * 2 * k);
-        std::copy_n(xs + turn_[q] * k, k, wide + q * 2 * k + k);
-    }
+    const DenseView<const V> xs(x.view());
+    cpu::join_column_blocks(xs, nullptr, xs, turn_.data(), wide_in_.view());
     const SpmmStats before = half_->stats();
     half_->forward(wide_in_, wide_out_);
     count(before, false);
     TESSEL_ENSURE_DIMS(wide_out_.layout() == Layout::row_major, "turned forward: the half's output is not row-major");
     shape(y, 2 * h, k);
-    const V* out = wide_out_.data();
-    V* ys = y.data();
-#pragma omp parallel for schedule(static)
-    for (size_type r = 0; r < h; ++r) {
-        std::copy_n(out + r * 2 * k, k, ys + r * k);
-        std::copy_n(out + r * 2 * k + k, k, ys + (h + r) * k);
-    }
+    cpu::split_column_blocks(DenseView<const V>(wide_out_.view()), DenseView<V>(y.data(), h, k),
+                             DenseView<V>(y.data() + h * k, h, k));
 }
 
 template <typename V>
@@ -68,29 +58,16 @@ void TurnedPairProjector<V>::backward(DenseMatrix<V>& y, DenseMatrix<V>& x) {
                        "turned backward: " + std::to_string(y.rows()) + " rows for " + std::to_string(rays()) + " rays");
     const size_type k = y.cols(), p = pixels(), h = half_->rays();
     if (wide_out_.rows() != h || wide_out_.cols() != 2 * k) wide_out_ = DenseMatrix<V>(h, 2 * k);
-    const V* ys = y.data();
-    V* wide = wide_out_.data();
-#pragma omp parallel for schedule(static)
-    for (size_type r = 0; r < h; ++r) {
-        std::copy_n(ys + r * k, k, wide + r * 2 * k);
-        std::copy_n(ys + (h + r) * k, k, wide + r * 2 * k + k);
-    }
+    cpu::join_column_blocks(DenseView<const V>(y.data(), h, k), nullptr, DenseView<const V>(y.data() + h * k, h, k),
+                            nullptr, wide_out_.view());
     const SpmmStats before = half_->stats();
     half_->backward(wide_out_, wide_in_);
     count(before, true);
     TESSEL_ENSURE_DIMS(wide_in_.layout() == Layout::row_major, "turned backward: the half's output is not row-major");
     shape(x, p, k);
     // The turned half lands on the turned pixels: x[turn(q)] gets column block 2 of row q, so
-    // pixel t sums its own row and row unturn(t)'s second block (one pass: the same sums, in
-    // the same order, as a copy and then a scattered addition).
-    const V* in = wide_in_.data();
-    V* xs = x.data();
-#pragma omp parallel for schedule(static)
-    for (size_type t = 0; t < p; ++t) {
-        const V* own = in + t * 2 * k;
-        const V* turned = in + unturn_[t] * 2 * k + k;
-        for (size_type j = 0; j < k; ++j) xs[t * k + j] = own[j] + turned[j];
-    }
+    // pixel t sums its own row and row unturn(t)'s second block.
+    cpu::add_column_blocks(DenseView<const V>(wide_in_.view()), unturn_.data(), x.view());
 }
 
 // The inner operator's counters since `before`, added to this one's (one call here each).
