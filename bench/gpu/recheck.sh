@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # A short second device call after a change (about 3 minutes on an H200): `ctest -L cuda`, the
 # xct CGLS case A B A B against an earlier tessel-xct (bench/gpu/ab_xct.sh), the xct variants
-# and the 1024² case with their metrics, spdnn 1024 and 4096 x 120 on cuda, and Nsight Compute
-# on the two tiled ELL products of one stored iteration. Run after run_bundle.sh ... unpack.
+# and the 1024² case with their metrics, spdnn 1024 and 4096 x 120 on cuda, abcd's synthetic
+# case (its device setup in parts), and Nsight Compute on the two tiled ELL products of one
+# stored iteration. Run after run_bundle.sh ... unpack.
 # usage: bench/gpu/recheck.sh BUILD_DIR OUT_DIR [EARLIER_TESSEL_XCT]
 set -u
 B=${1:?build folder}; out=${2:?output folder}; earlier=${3:-}
@@ -28,4 +29,8 @@ for n in 1024 4096; do
   echo "spdnn $n: $(grep -E 'check:|inference:' "$out/spdnn-$n.log" | tr '\n' ' ' | cut -c1-200)"
   rm -rf "$tmp/d$n"
 done
+# abcd's executor with its device setup in parts (schedule, streams and handles, buffers, upload).
+timeout 60 "$B/apps/ccsd_abcd/tessel-abcd" --generator synthetic --m 8000 --n 24000 --tile-min 512 --tile-max 2048 \
+  --density-a 0.3 --density-b 0.2 --backend cuda --repeat 3 --metrics "$out/abcd.json" > "$out/abcd.log" 2>&1
+echo "abcd: $(grep -E '^executor: [0-9]' "$out/abcd.log")"
 ncu_products "$out" $X --transpose stored --output "$tmp/n.h5"

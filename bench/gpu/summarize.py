@@ -107,6 +107,10 @@ def main():
             first = runs[0]
             add("abcd synthetic, first run (s)", first["seconds"], 0.0, "s", True,
                 f"registered {first['registered_bytes'] / 2**20:.0f} MiB in {first['register_seconds']:.3f} s", "")
+        parts = g.get("device_setup_parts")
+        if parts:  # in every run's executor time
+            add("abcd synthetic, device setup (s)", g.get("device_setup_seconds", 0.0), 0.0, "s", True,
+                ", ".join(f"{k} {v:.4f}" for k, v in parts.items()), "")
     widths = [max(len(str(r[i])) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
