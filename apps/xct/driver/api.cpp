@@ -146,7 +146,7 @@ ArrayReconstructInfo solve_batches(const SinogramArray& s, const ArrayReconstruc
         SolverState<float> state;
         solver.start(b, state);
         while (solver.running(state)) solver.step(b, state);
-        solver.sync(state);
+        solver.sync_image(state);
         float* out = volume.data() + first * pixels;
 #pragma omp parallel for schedule(static)
         for (size_type i = 0; i < pixels; ++i) {

@@ -298,7 +298,8 @@ bool run_round(RunContext<V>& c, Solver<V>& solver, size_type round, Reconstruct
     const bool finished = iterate(c, solver, b, state, round, count, iterate_timer, result);
     device_traffic::PhaseScope finish(device_traffic::Phase::finish);
     Timer sync_timer;
-    solver.sync(state);
+    // A finished round needs its image alone; a stopped one is not written (its last checkpoint is).
+    solver.sync_image(state);
     c.finish_seconds += sync_timer.seconds();
     c.iterate_seconds += iterate_timer.seconds();
     if (finished) collect_round(c, state, first, count);

@@ -25,16 +25,18 @@ template <typename ValueType>
 class ColumnSpace {
 public:
     virtual ~ColumnSpace() = default;
-    /// Takes b and the state as this solve's (k = b.cols() columns). The state's x and r (and p
-    /// when not empty) must have their shapes. Host: the state's matrices are the vectors.
-    virtual void bind(const DenseMatrix<ValueType>& b, SolverState<ValueType>& state) = 0;
-    /// Copies the state's x, r and p into the space's (device: uploads; host: nothing).
+    /// Takes b and the state as this solve's (k = b.cols() columns), with CGLS's p when
+    /// `direction`. Host: the state's matrices are the vectors.
+    virtual void bind(const DenseMatrix<ValueType>& b, SolverState<ValueType>& state, bool direction) = 0;
+    /// Copies the state's x, r and p (shaped) into the space's (device: uploads; host: nothing).
     virtual void load() = 0;
-    /// A fresh start, which the state already holds: x := 0, r := b, p := 0 (device: made there,
-    /// nothing goes up; host: nothing).
+    /// A fresh start: x := 0, r := b, p := 0 (host: in the state's matrices; device: made there,
+    /// nothing goes up, and the state's matrices stay as they are until store()).
     virtual void load_fresh() = 0;
-    /// Copies the space's x, r and p into the state (device: downloads; host: nothing).
+    /// Copies the space's x, r and p into the state, shaped (device: downloads; host: nothing).
     virtual void store() = 0;
+    /// Copies the space's x alone into the state, shaped (the image, for output).
+    virtual void store_image() = 0;
     /// out := A·in, out := Aᵀ·in.
     virtual void forward(Vec in, Vec out) = 0;
     virtual void backward(Vec in, Vec out) = 0;

@@ -25,9 +25,10 @@ class DeviceColumnSpace final : public ColumnSpace<V> {
 public:
     explicit DeviceColumnSpace(Projector<V>& op) : op_(op) {}
 
-    void bind(const DenseMatrix<V>& b, SolverState<V>& state) override {
+    void bind(const DenseMatrix<V>& b, SolverState<V>& state, bool direction) override {
         state_ = &state;
         k_ = b.cols();
+        direction_ = direction;
         const size_type rays = op_.rays(), pixels = op_.pixels();
         shape(b_, rays);
         b_.upload(b.view());
@@ -35,7 +36,7 @@ public:
         shape(r_, rays);
         shape(q_, rays);
         shape(s_, pixels);
-        if (state.p.rows() > 0) shape(p_, pixels);
+        if (direction_) shape(p_, pixels);
         if (scalars_.size() != column::count * k_) scalars_ = cuda::DeviceBuffer<double>(column::count * k_, nullptr);
         scalars_.fill_zero();
         staging_.reserve(column::count * k_);
@@ -44,17 +45,28 @@ public:
     void load() override {
         x_.upload(state_->x.view());
         r_.upload(state_->r.view());
-        if (state_->p.rows() > 0) p_.upload(state_->p.view());
+        if (direction_) p_.upload(state_->p.view());
     }
     void load_fresh() override {
         x_.fill_zero();
         cuda::device::copy_columns(cv(Vec::b), v(Vec::r), nullptr);
-        if (state_->p.rows() > 0) p_.fill_zero();
+        if (direction_) p_.fill_zero();
     }
+    // The state's host matrices are made here, not at a fresh start: a solve that is never stored
+    // (no checkpoint before the last sync) allocates and fills them once.
     void store() override {
+        shape_host(state_->x, op_.pixels());
+        shape_host(state_->r, op_.rays());
         x_.download(state_->x.view());
         r_.download(state_->r.view());
-        if (state_->p.rows() > 0) p_.download(state_->p.view());
+        if (direction_) {
+            shape_host(state_->p, op_.pixels());
+            p_.download(state_->p.view());
+        }
+    }
+    void store_image() override {
+        shape_host(state_->x, op_.pixels());
+        x_.download(state_->x.view());
     }
 
     void forward(Vec in, Vec out) override { op_.forward_device(cv(in), v(out)); }
@@ -102,6 +114,9 @@ public:
     }
 
 private:
+    void shape_host(DenseMatrix<V>& m, size_type rows) {
+        if (m.rows() != rows || m.cols() != k_ || m.layout() != Layout::row_major) m = DenseMatrix<V>(rows, k_);
+    }
     void shape(cuda::DeviceDense<V>& m, size_type rows) {
         if (m.rows() != rows || m.cols() != k_) m = cuda::DeviceDense<V>(rows, k_, -1, nullptr);  // in stream order
     }
@@ -123,6 +138,7 @@ private:
     Projector<V>& op_;
     SolverState<V>* state_ = nullptr;
     size_type k_ = 0;
+    bool direction_ = false;  // CGLS: p
     cuda::DeviceDense<V> b_, x_, r_, p_, q_, s_;
     cuda::DeviceBuffer<double> scalars_;
     cuda::PinnedBuffer<double> staging_, write_staging_;

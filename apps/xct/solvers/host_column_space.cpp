@@ -20,15 +20,21 @@ class HostColumnSpace final : public ColumnSpace<V> {
 public:
     explicit HostColumnSpace(Projector<V>& op) : op_(op) {}
 
-    void bind(const DenseMatrix<V>& b, SolverState<V>& state) override {
+    void bind(const DenseMatrix<V>& b, SolverState<V>& state, bool direction) override {
         b_ = &b;
         state_ = &state;
         k_ = b.cols();
+        direction_ = direction;
         scalars_.assign(static_cast<std::size_t>(column::count * k_), 0.0);
     }
     void load() override {}
-    void load_fresh() override {}
+    void load_fresh() override {
+        state_->x = DenseMatrix<V>(op_.pixels(), k_);
+        state_->r = *b_;
+        state_->p = direction_ ? DenseMatrix<V>(op_.pixels(), k_) : DenseMatrix<V>();
+    }
     void store() override {}
+    void store_image() override {}
 
     void forward(Vec in, Vec out) override { op_.forward(mat(in), mat(out)); }
     void backward(Vec in, Vec out) override { op_.backward(mat(in), mat(out)); }
@@ -90,6 +96,7 @@ private:
     const DenseMatrix<V>* b_ = nullptr;
     SolverState<V>* state_ = nullptr;
     size_type k_ = 0;
+    bool direction_ = false;  // CGLS: p
     DenseMatrix<V> q_, s_;
     std::vector<double> scalars_;
     std::vector<V> row_weight_, col_weight_;

@@ -97,14 +97,15 @@ void Solver<V>::begin(const DenseMatrix<V>& b, const DenseMatrix<V>* x0, SolverS
     const size_type k = b.cols();
     const bool cgls = options_.algorithm == Algorithm::cgls;
     st.iteration = 0;
-    st.x = x0 ? *x0 : DenseMatrix<V>(op_.pixels(), k);
-    st.r = b;
-    st.p = cgls ? DenseMatrix<V>(op_.pixels(), k) : DenseMatrix<V>();
-    space_->bind(b, st);
-    if (x0)
+    space_->bind(b, st, cgls);
+    if (x0) {
+        st.x = *x0;
+        st.r = b;
+        st.p = cgls ? DenseMatrix<V>(op_.pixels(), k) : DenseMatrix<V>();
         space_->load();
-    else
-        space_->load_fresh();  // on a device: x, r and p made there, not uploaded
+    } else {
+        space_->load_fresh();  // on a device: x, r and p made there; no host copies until stored
+    }
     space_->dots(Vec::b, Vec::b, rr);
     reduce(rr, 1);
     const std::vector<double> bb = space_->read(rr, 1);
@@ -145,7 +146,7 @@ void Solver<V>::resume(const DenseMatrix<V>& b, SolverState<V>& st) {
     TESSEL_ENSURE_DIMS(b.rows() == op_.rays() && st.x.rows() == op_.pixels() && st.r.rows() == op_.rays() &&
                            st.x.cols() == b.cols() && st.r.cols() == b.cols(),
                        "solver: the resumed state does not match the sinograms");
-    space_->bind(b, st);
+    space_->bind(b, st, options_.algorithm == Algorithm::cgls);
     space_->load();
     space_->write(gamma_norm, st.gamma);
     space_->write(bnorm, st.bnorm);
@@ -186,7 +187,9 @@ void Solver<V>::sirt_step() {
 template <typename V>
 void Solver<V>::step(const DenseMatrix<V>& b, SolverState<V>& st) {
     const size_type k = b.cols();
-    TESSEL_ENSURE_DIMS(st.x.cols() == k && st.r.cols() == k && st.r.rows() == op_.rays(),
+    // The per-column state (on a device the vectors stay there: the host's may be empty).
+    TESSEL_ENSURE_DIMS(b.rows() == op_.rays() && static_cast<size_type>(st.bnorm.size()) == k &&
+                           static_cast<size_type>(st.active.size()) == k,
                        "solver: state does not match the sinogram");
     if (options_.algorithm == Algorithm::cgls)
         cgls_step();
@@ -200,6 +203,11 @@ template <typename V>
 void Solver<V>::sync(SolverState<V>& st) {
     space_->store();
     if (options_.algorithm == Algorithm::cgls && !st.active.empty()) st.gamma = space_->read(gamma_norm, 1);
+}
+
+template <typename V>
+void Solver<V>::sync_image(SolverState<V>&) {
+    space_->store_image();  // into the state the space is bound to (start or resume)
 }
 
 template class Solver<float>;

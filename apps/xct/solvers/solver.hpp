@@ -75,6 +75,8 @@ public:
     /// Brings x, r, p and γ of the state up to date (on a device they stay there between steps):
     /// call before reading them (output, checkpoint).
     void sync(SolverState<ValueType>& state);
+    /// Brings x alone up to date (a round's image, for output; r, p and γ are left as they are).
+    void sync_image(SolverState<ValueType>& state);
     /// True while some column of this rank iterates and iterations remain.
     bool running(const SolverState<ValueType>& state) const;
     const SolverOptions& options() const { return options_; }
