@@ -22,3 +22,18 @@ ncu_products() {
     -k regex:tiled_ell_kernel --launch-count 2 "$@" --iterations 1 > "$out/ncu.txt" 2>&1
   grep -E 'Duration|DRAM Throughput|Warp Cycles Per Issued|Achieved Occupancy' "$out/ncu.txt"
 }
+
+# nsys_summary OUT NAME COMMAND...: Nsight Systems' timeline of one run, summed by kernel, by
+# copy and by runtime call (where the time of a run goes: overlap, waits, small kernels); the
+# kernel and copy tables' first lines here, all in OUT/NAME-nsys.txt. Nothing when nsys is absent.
+nsys_summary() {
+  local out=$1 name=$2; shift 2
+  local nsys; nsys=$(command -v nsys || ls /usr/local/cuda/bin/nsys /usr/local/cuda/nsight-systems*/bin/nsys \
+    /opt/nvidia/nsight-systems/*/bin/nsys 2>/dev/null | head -1)
+  [ -n "$nsys" ] || { echo "$name: no nsys"; return 0; }
+  timeout 90 "$nsys" profile --force-overwrite true -o "$out/$name" --stats=false "$@" > "$out/$name-run.log" 2>&1
+  timeout 60 "$nsys" stats --report cuda_gpu_kern_sum,cuda_gpu_mem_time_sum,cuda_api_sum --format csv \
+    "$out/$name.nsys-rep" > "$out/$name-nsys.txt" 2>&1
+  rm -f "$out/$name.nsys-rep" "$out/$name.sqlite"
+  grep -E '^"?[0-9]' "$out/$name-nsys.txt" | head -8
+}

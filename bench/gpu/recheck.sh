@@ -2,8 +2,8 @@
 # A short second device call after a change (about 3 minutes on an H200): `ctest -L cuda`, the
 # xct CGLS case A B A B against an earlier tessel-xct (bench/gpu/ab_xct.sh), the xct variants
 # and the 1024² case with their metrics, spdnn 1024 and 4096 x 120 on cuda, abcd's synthetic
-# case (its device setup in parts), and Nsight Compute on the two tiled ELL products of one
-# stored iteration. Run after run_bundle.sh ... unpack.
+# case (its device setup in parts), Nsight Systems' sums for spdnn 1024 and abcd, and Nsight
+# Compute on the two tiled ELL products of one stored iteration. Run after run_bundle.sh ... unpack.
 # usage: bench/gpu/recheck.sh BUILD_DIR OUT_DIR [EARLIER_TESSEL_XCT]
 set -u
 B=${1:?build folder}; out=${2:?output folder}; earlier=${3:-}
@@ -33,4 +33,9 @@ done
 timeout 60 "$B/apps/ccsd_abcd/tessel-abcd" --generator synthetic --m 8000 --n 24000 --tile-min 512 --tile-max 2048 \
   --density-a 0.3 --density-b 0.2 --backend cuda --repeat 3 --metrics "$out/abcd.json" > "$out/abcd.log" 2>&1
 echo "abcd: $(grep -E '^executor: [0-9]' "$out/abcd.log")"
+# Timelines summed (nsys): where spdnn 1024's layer loop and abcd's executor spend their time.
+timeout 60 "$S" generate --neurons 1024 --layers 120 --images 60000 --binary --out "$tmp/d1024" > /dev/null 2>&1
+nsys_summary "$out" spdnn-1024 "$S" infer --network "$tmp/d1024" --neurons 1024 --layers 120 --backend cuda --kernel core
+nsys_summary "$out" abcd "$B/apps/ccsd_abcd/tessel-abcd" --generator synthetic --m 8000 --n 24000 --tile-min 512 \
+  --tile-max 2048 --density-a 0.3 --density-b 0.2 --backend cuda --repeat 2
 ncu_products "$out" $X --transpose stored --output "$tmp/n.h5"
