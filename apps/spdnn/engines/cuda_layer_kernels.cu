@@ -41,6 +41,38 @@ int max_threads(int factor) { return factor * static_cast<int>(sizeof(Value)) >=
 // of the input write R different banks.
 int stage_stride(size_type max_stage_entries) { return static_cast<int>(max_stage_entries | 1); }
 
+// Loads each thread has in flight while it stages (as core's tiled ELL kernel): a batch's map
+// entries, then its inputs, then the stores, in one branch-free block. One load pair per turn
+// (the loop as first written: 32 dependent pairs per thread and stage at 1024 neurons) left the
+// late layers, with a few hundred blocks, waiting on the loads.
+constexpr int stage_batch = 4;
+
+// buf[kk*stride + n] := in(map[n], column kk of the tile) for n < staged: this thread's column
+// (mine: src[k0 + kk], or column 0 read and a zero staged when the tile has no column kk), the
+// rows n = threadIdx.x / R + j·rows_per_pass; R consecutive threads copy one staged row
+// (coalesced when src is contiguous).
+template <int R>
+__device__ __forceinline__ void stage_columns(cuda::SharedPtr<Value> buf, const Index* __restrict__ map, int staged,
+                                              int stride, const Columns& cols, size_type my_col, bool mine,
+                                              int rows_per_pass) {
+    cuda::SharedPtr<Value> out = buf + (threadIdx.x % R) * stride;
+    int n = threadIdx.x / R;
+    for (; n + (stage_batch - 1) * rows_per_pass < staged; n += stage_batch * rows_per_pass) {
+        Index row[stage_batch];
+#pragma unroll
+        for (int u = 0; u < stage_batch; ++u) row[u] = map[n + u * rows_per_pass];
+        Value x[stage_batch];
+#pragma unroll
+        for (int u = 0; u < stage_batch; ++u) x[u] = cols.in[static_cast<size_type>(row[u]) * cols.ld + my_col];
+#pragma unroll
+        for (int u = 0; u < stage_batch; ++u) out[n + u * rows_per_pass] = mine ? x[u] : Value(0);
+    }
+    for (; n < staged; n += rows_per_pass) {
+        const Value x = cols.in[static_cast<size_type>(map[n]) * cols.ld + my_col];
+        out[n] = mine ? x : Value(0);
+    }
+}
+
 // One block per row block (blockDim.x == block_rows) and column tile k0 .. k0+R, for the tiles
 // blockIdx.y, blockIdx.y + gridDim.y, ... below *count. Per stage the block's mapped rows of
 // the input, columns src[k0 ..], are staged in shared memory (buf[kk*stride + n] = in(map[n],
@@ -70,10 +102,7 @@ __global__ void __launch_bounds__(max_threads<R>(), 1)
             const size_type m0 = w.mapdispl[s];
             const int staged = static_cast<int>(w.mapdispl[s + 1] - m0);
             const Index* __restrict__ map = w.map + m0;
-            // R consecutive threads copy one staged row: coalesced when src is contiguous.
-            for (int n = threadIdx.x / R; n < staged; n += rows_per_pass)
-                buf[my_kk * stride + n] = my_kk < active ? cols.in[static_cast<size_type>(map[n]) * cols.ld + my_col]
-                                                         : Value(0);
+            stage_columns<R>(buf, map, staged, stride, cols, my_col, my_kk < active, rows_per_pass);
             __syncthreads();
             // The warp's ELL slots of this stage: lane r of slot m is entry m*32 + r.
             const size_type* wd = w.warpdispl + s * warps + warp;
