@@ -4,9 +4,9 @@
 # and the 1024² case with their metrics, spdnn 1024 and 4096 x 120 on cuda, abcd's synthetic
 # case (its device setup in parts), Nsight Systems' sums for spdnn 1024 and abcd, and Nsight
 # Compute on the two tiled ELL products of one stored iteration. Run after run_bundle.sh ... unpack.
-# usage: bench/gpu/recheck.sh BUILD_DIR OUT_DIR [EARLIER_TESSEL_XCT]
+# usage: bench/gpu/recheck.sh BUILD_DIR OUT_DIR [EARLIER_TESSEL_XCT [EARLIER_TESSEL_SPDNN]]
 set -u
-B=${1:?build folder}; out=${2:?output folder}; earlier=${3:-}
+B=${1:?build folder}; out=${2:?output folder}; earlier=${3:-}; earlier_spdnn=${4:-}
 mkdir -p "$out"; here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 source "$here/common.sh"
@@ -33,6 +33,18 @@ done
 timeout 60 "$B/apps/ccsd_abcd/tessel-abcd" --generator synthetic --m 8000 --n 24000 --tile-min 512 --tile-max 2048 \
   --density-a 0.3 --density-b 0.2 --backend cuda --repeat 3 --metrics "$out/abcd.json" > "$out/abcd.log" 2>&1
 echo "abcd: $(grep -E '^executor: [0-9]' "$out/abcd.log")"
+# spdnn 1024 A B A B against an earlier tessel-spdnn (inference T from each log).
+if [ -n "$earlier_spdnn" ]; then
+  timeout 60 "$S" generate --neurons 1024 --layers 120 --images 60000 --binary --out "$tmp/d1024" > /dev/null 2>&1
+  for r in 1 2; do
+    for side in A B; do
+      bin=$earlier_spdnn; [ $side = B ] && bin=$S
+      timeout 60 "$bin" infer --network "$tmp/d1024" --neurons 1024 --layers 120 --backend cuda --kernel core \
+        --repeat 3 > "$out/spdnn-ab-$side-$r.log" 2>&1
+      echo "spdnn 1024 $side round $r: $(grep -o 'inference: .*' "$out/spdnn-ab-$side-$r.log" | cut -c1-80)"
+    done
+  done
+fi
 # Timelines summed (nsys): where spdnn 1024's layer loop and abcd's executor spend their time.
 timeout 60 "$S" generate --neurons 1024 --layers 120 --images 60000 --binary --out "$tmp/d1024" > /dev/null 2>&1
 nsys_summary "$out" spdnn-1024 "$S" infer --network "$tmp/d1024" --neurons 1024 --layers 120 --backend cuda --kernel core
