@@ -52,8 +52,8 @@ public:
         cuda::device::copy_columns(cv(Vec::b), v(Vec::r), nullptr);
         if (direction_) p_.fill_zero();
     }
-    // The state's host matrices are made here, not at a fresh start: a solve that is never stored
-    // (no checkpoint before the last sync) allocates and fills them once.
+    // The state's host matrices are made when first stored, not at a fresh start: a solve
+    // without checkpoints makes x alone, at its end (store_image).
     void store() override {
         shape_host(state_->x, op_.pixels());
         shape_host(state_->r, op_.rays());
