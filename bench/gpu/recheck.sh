@@ -5,6 +5,7 @@
 # case (its device setup in parts), Nsight Systems' sums for spdnn 1024 and abcd, and Nsight
 # Compute on the two tiled ELL products of one stored iteration. Run after run_bundle.sh ... unpack.
 # usage: bench/gpu/recheck.sh BUILD_DIR OUT_DIR [EARLIER_TESSEL_XCT [EARLIER_TESSEL_SPDNN]]
+#   (the earlier programs: bench/gpu/earlier.sh COMMIT OUT.tar.xz, unpacked in /opt/tessel-earlier)
 set -u
 B=${1:?build folder}; out=${2:?output folder}; earlier=${3:-}; earlier_spdnn=${4:-}
 mkdir -p "$out"; here=$(cd "$(dirname "$0")" && pwd)
