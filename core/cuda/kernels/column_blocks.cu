@@ -1,6 +1,6 @@
 // Column blocks side by side on the device (the cpu twins: core/cpu/column_blocks.cpp): one
 // grid-stride pass over the wide matrix's values each, a value per thread.
-#include "core/cuda/kernels/spmm_launch.hpp"
+#include "core/cuda/kernels/grid_stride.hpp"
 #include "core/cuda/runtime/cuda_check.hpp"
 #include "core/cuda/runtime/device_code.hpp"
 #include "core/kernels/column_blocks.hpp"
@@ -11,10 +11,7 @@ namespace {
 
 constexpr int threads_per_block = 256;
 
-unsigned blocks_for(long long work) {
-    const long long blocks = (work + threads_per_block - 1) / threads_per_block;
-    return static_cast<unsigned>(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
-}
+unsigned blocks_for(long long work) { return detail::grid_stride_blocks(work, threads_per_block); }
 
 // out(i, j) := left(lrows[i], j) for j < kl, right(rrows[i], j - kl) after (null: row i).
 template <typename V>

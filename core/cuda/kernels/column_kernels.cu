@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "core/cuda/kernels/grid_stride.hpp"
 #include "core/cuda/kernels/spmm_launch.hpp"
 #include "core/cuda/runtime/cuda_check.hpp"
 #include "core/cuda/runtime/device_code.hpp"
@@ -19,10 +20,7 @@ constexpr long long rows_per_partial = 1024;
 constexpr int dot_lanes = 32;  // columns per block of the dot kernel
 constexpr int dot_rows = 8;    // rows a block reads at once
 
-unsigned blocks_for(long long work) {
-    const long long blocks = (work + threads_per_block - 1) / threads_per_block;
-    return static_cast<unsigned>(blocks < 65536 ? (blocks > 0 ? blocks : 1) : 65536);
-}
+unsigned blocks_for(long long work) { return detail::grid_stride_blocks(work, threads_per_block); }
 
 // partial[blockIdx.x·k + j] := Σ a(i,j)·b(i,j) over the block's 1024 rows.
 template <typename V>
