@@ -31,11 +31,19 @@ constexpr int flags_per_thread = 8;
 constexpr int pass_threads = 256;
 
 // A thread with 128 bytes of accumulators gets up to 128 registers (512 threads per block).
-template <int R>
-constexpr int max_threads() {
-    return R * static_cast<int>(sizeof(Value)) >= 128 ? 512 : 1024;
-}
-int max_threads(int factor) { return factor * static_cast<int>(sizeof(Value)) >= 128 ? 512 : 1024; }
+constexpr int max_threads(int factor) { return factor * static_cast<int>(sizeof(Value)) >= 128 ? 512 : 1024; }
+
+// Blocks of at most narrow_threads threads (the default 256 block rows) run a variant compiled
+// for this many resident blocks per multiprocessor. Compiled for 1024 threads every factor got
+// 64 registers, so four blocks of 256 fit an SM: at R = 8, the automatic factor at 1024
+// neurons, the late layers (about 1200 live images, 588 blocks) ran in two waves on 132 SMs
+// where the stage's shared memory allowed six blocks each. R = 8 now gets 40 registers (six
+// blocks; ptxas sm_90: no spills); R = 16 and 32 as many as their stages' shared memory
+// leaves room for at 1024 neurons; R = 4 (the automatic factor from 4096 neurons, where shared
+// memory allows three blocks) its 64 as before.
+constexpr int narrow_threads = 256;
+constexpr int narrow_min_blocks(int factor) { return factor <= 4 ? 4 : factor == 8 ? 6 : factor == 16 ? 3 : 1; }
+constexpr size_type registers_per_multiprocessor = 65536;  // sm_70 to sm_90
 
 // The staged columns sit max_stage_entries (made odd) apart: the R threads that stage one row
 // of the input write R different banks.
@@ -46,6 +54,8 @@ int stage_stride(size_type max_stage_entries) { return static_cast<int>(max_stag
 // (the loop as first written: 32 dependent pairs per thread and stage at 1024 neurons) left the
 // late layers, with a few hundred blocks, waiting on the loads.
 constexpr int stage_batch = 4;
+// ELL slots whose value and index loads a thread issues before it sums the first.
+constexpr int slot_batch = 4;
 
 // buf[kk*stride + n] := in(map[n], column kk of the tile) for n < staged: this thread's column
 // (mine: src[k0 + kk], or column 0 read and a zero staged when the tile has no column kk), the
@@ -73,13 +83,40 @@ __device__ __forceinline__ void stage_columns(cuda::SharedPtr<Value> buf, const 
     }
 }
 
+// acc[kk] += the slots [m, slot_end) of this lane's row against staged column kk, in slot
+// order; a batch's values and indices loaded before its sums (one dependent load per turn, as
+// first written, left a late layer's blocks waiting on each of their 32 slots).
+template <int R>
+__device__ __forceinline__ void sum_slots(Value (&acc)[R], const LayerArrays& w, cuda::SharedPtr<Value> buf,
+                                          int stride, int lane, size_type m, size_type slot_end) {
+    for (; m + slot_batch <= slot_end; m += slot_batch) {
+        Value v[slot_batch];
+        int idx[slot_batch];
+#pragma unroll
+        for (int u = 0; u < slot_batch; ++u) {
+            v[u] = w.values[(m + u) * warp_size + lane];
+            idx[u] = w.index[(m + u) * warp_size + lane];
+        }
+#pragma unroll
+        for (int u = 0; u < slot_batch; ++u)
+#pragma unroll
+            for (int kk = 0; kk < R; ++kk) acc[kk] += v[u] * buf[kk * stride + idx[u]];
+    }
+    for (; m < slot_end; ++m) {
+        const Value v = w.values[m * warp_size + lane];
+        const int idx = w.index[m * warp_size + lane];
+#pragma unroll
+        for (int kk = 0; kk < R; ++kk) acc[kk] += v * buf[kk * stride + idx];
+    }
+}
+
 // One block per row block (blockDim.x == block_rows) and column tile k0 .. k0+R, for the tiles
 // blockIdx.y, blockIdx.y + gridDim.y, ... below *count. Per stage the block's mapped rows of
 // the input, columns src[k0 ..], are staged in shared memory (buf[kk*stride + n] = in(map[n],
 // src[k0+kk])); each thread sums its row's ELL slots in order (the reference's order) into R
 // registers, applies the epilogue, stores its row and votes with its warp on the live flags.
-template <int R>
-__global__ void __launch_bounds__(max_threads<R>(), 1)
+template <int R, int Threads, int MinBlocks>
+__global__ void __launch_bounds__(Threads, MinBlocks)
     fused_layer_kernel(LayerArrays w, Columns cols, Epilogue<Value> ep, int stride) {
     TESSEL_DYNAMIC_SHARED(Value, buf);
     const int k = *cols.count;
@@ -106,13 +143,7 @@ __global__ void __launch_bounds__(max_threads<R>(), 1)
             __syncthreads();
             // The warp's ELL slots of this stage: lane r of slot m is entry m*32 + r.
             const size_type* wd = w.warpdispl + s * warps + warp;
-            const size_type slot_end = wd[1];
-            for (size_type m = wd[0]; m < slot_end; ++m) {
-                const Value v = w.values[m * warp_size + lane];
-                const int idx = w.index[m * warp_size + lane];
-#pragma unroll
-                for (int kk = 0; kk < R; ++kk) acc[kk] += v * buf[kk * stride + idx];
-            }
+            sum_slots<R>(acc, w, buf, stride, lane, wd[0], wd[1]);
             __syncthreads();  // the next stage (or tile) overwrites the buffer
         }
         const bool mine = row < w.rows;
@@ -128,21 +159,40 @@ __global__ void __launch_bounds__(max_threads<R>(), 1)
     }
 }
 
-template <int R>
-void launch_fused(const LayerArrays& w, const Columns& cols, const Epilogue<Value>& ep, const LayerLaunch& launch,
-                  cudaStream_t stream) {
+template <int R, int Threads, int MinBlocks>
+void launch_variant(const LayerArrays& w, const Columns& cols, const Epilogue<Value>& ep, const LayerLaunch& launch,
+                    cudaStream_t stream) {
     // Raise this kernel's limit to the device's opt-in maximum once (the same value every
     // time, so concurrent callers never lower it under one another).
     static std::atomic<bool> raised{false};
     if (launch.shared_bytes > launch.shared_without_optin && !raised.load()) {
-        TESSEL_CUDA_CHECK(cudaFuncSetAttribute(fused_layer_kernel<R>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        TESSEL_CUDA_CHECK(cudaFuncSetAttribute(fused_layer_kernel<R, Threads, MinBlocks>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(launch.shared_optin)));
         raised = true;
     }
     const dim3 grid(static_cast<unsigned>(w.num_blocks), static_cast<unsigned>(launch.column_blocks));
     TESSEL_LAUNCH(grid, static_cast<unsigned>(w.block_rows), static_cast<std::size_t>(launch.shared_bytes), stream,
-                  fused_layer_kernel<R>)(w, cols, ep, stage_stride(w.max_stage_entries));
+                  fused_layer_kernel<R, Threads, MinBlocks>)(w, cols, ep, stage_stride(w.max_stage_entries));
     TESSEL_CUDA_CHECK_LAUNCH();
+}
+
+template <int R>
+void launch_fused(const LayerArrays& w, const Columns& cols, const Epilogue<Value>& ep, const LayerLaunch& launch,
+                  cudaStream_t stream) {
+    if (w.block_rows <= narrow_threads)
+        launch_variant<R, narrow_threads, narrow_min_blocks(R)>(w, cols, ep, launch, stream);
+    else
+        launch_variant<R, max_threads(R), 1>(w, cols, ep, launch, stream);
+}
+
+// Resident blocks per multiprocessor that the variant's registers allow for certain (from the
+// registers its launch bounds leave each thread, rounded down to ptxas's steps of 8).
+size_type blocks_by_registers(int factor, size_type block_rows) {
+    const size_type threads = block_rows <= narrow_threads ? narrow_threads * narrow_min_blocks(factor)
+                                                           : max_threads(factor);
+    const size_type per_thread = std::min<size_type>(255, registers_per_multiprocessor / threads) / 8 * 8;
+    return std::max<size_type>(1, registers_per_multiprocessor / (per_thread * block_rows));
 }
 
 // One block scans the flags in chunks of blockDim.x x flags_per_thread: each thread takes
@@ -266,8 +316,8 @@ LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int requeste
                                     std::to_string(limits.shared_per_block_optin));
     const size_type tiles = std::max<size_type>(1, (max_columns + factor - 1) / factor);
     const size_type per_sm = std::max<size_type>(
-        1, std::min(limits.shared_per_multiprocessor / std::max<size_type>(launch.shared_bytes, 1),
-                    size_type(2048) / w.block_rows));
+        1, std::min({limits.shared_per_multiprocessor / std::max<size_type>(launch.shared_bytes, 1),
+                     size_type(2048) / w.block_rows, blocks_by_registers(factor, w.block_rows)}));
     const size_type wanted = waves * per_sm * std::max(limits.sm_count, 1);
     const size_type row_blocks = std::max<size_type>(w.num_blocks, 1);
     launch.column_blocks = std::clamp<size_type>((wanted + row_blocks - 1) / row_blocks, 1, std::min(tiles, size_type(65535)));
