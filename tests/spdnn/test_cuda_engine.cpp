@@ -19,6 +19,7 @@
 
 #include "apps/spdnn/engines/cuda_layer_kernels.hpp"
 #include "core/cuda/runtime/device_buffer.hpp"
+#include "core/cuda/runtime/device_limits.hpp"
 #endif
 
 using namespace tessel;
@@ -227,6 +228,36 @@ TEST_CASE("cuda inference with streamed weights: cpu categories, the layers thro
 }
 
 #if defined(TESSEL_HAVE_CUDA)
+
+TEST_CASE("cuda layer plan: the kernel's registers leave room for the blocks shared memory allows", "[cuda][spdnn]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    if (cuda::detail::current_device_limits().shared_per_multiprocessor < 228 * 1024) {
+        WARN("skipped: the expected variants are those of a device with 228 KiB of shared memory per SM");
+        return;
+    }
+    device::LayerArrays w;
+    w.rows = 4096;
+    w.block_rows = 256;
+    w.num_blocks = 16;
+    auto plan = [&](size_type stage, int factor) {
+        w.max_stage_entries = stage;
+        return device::plan_layer(w, 60000, factor);
+    };
+    // 288 staged inputs (4096 neurons, reordered) x 8 columns: 9 KiB, eight blocks of 256.
+    CHECK(plan(288, 0).register_factor == 8);
+    CHECK(plan(288, 0).min_blocks == 8);
+    // 1024 inputs (1024 neurons): 32 KiB, six blocks; 16 columns: three.
+    CHECK(plan(1024, 0).min_blocks == 6);
+    CHECK(plan(1024, 16).min_blocks == 3);
+    CHECK(plan(1024, 4).min_blocks == 8);
+    // Blocks of more than 256 threads: the variant compiled for 1024 threads.
+    w.block_rows = 512;
+    w.num_blocks = 8;
+    CHECK(plan(288, 8).min_blocks == 1);
+}
 
 TEST_CASE("cuda compact_live equals a host loop over many chunks of flags", "[cuda][spdnn]") {
     if (!cuda::device_available()) {

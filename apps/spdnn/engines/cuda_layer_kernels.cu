@@ -33,16 +33,17 @@ constexpr int pass_threads = 256;
 // A thread with 128 bytes of accumulators gets up to 128 registers (512 threads per block).
 constexpr int max_threads(int factor) { return factor * static_cast<int>(sizeof(Value)) >= 128 ? 512 : 1024; }
 
-// Blocks of at most narrow_threads threads (the default 256 block rows) run a variant compiled
-// for this many resident blocks per multiprocessor. Compiled for 1024 threads every factor got
-// 64 registers, so four blocks of 256 fit an SM: at R = 8, the automatic factor at 1024
-// neurons, the late layers (about 1200 live images, 588 blocks) ran in two waves on 132 SMs
-// where the stage's shared memory allowed six blocks each. R = 8 now gets 40 registers (six
-// blocks; ptxas sm_90: no spills); R = 16 and 32 as many as their stages' shared memory
-// leaves room for at 1024 neurons; R = 4 (the automatic factor from 4096 neurons, where shared
-// memory allows three blocks) its 64 as before.
+// The layer kernel comes in variants by the resident blocks per multiprocessor its registers
+// are sized for. Compiled for 1024 threads every factor got 64 registers, so four blocks of 256
+// fit an SM: at R = 8 the late layers at 1024 neurons (about 1200 live images, 588 blocks) ran
+// in two waves on 132 SMs where the stage's shared memory allowed six blocks (at 4096 and 16384
+// neurons, stages of 288 inputs, it allows eight). Blocks of at most narrow_threads threads
+// (the default 256 block rows) take the variant for as many blocks as shared memory and threads
+// allow (ptxas sm_90, no spills: R = 4 and 8 in 32 registers for eight blocks, R = 8 in 40 for
+// six, R = 16 in 80 for three); R = 4 otherwise keeps 64 registers (four blocks) as before.
 constexpr int narrow_threads = 256;
-constexpr int narrow_min_blocks(int factor) { return factor <= 4 ? 4 : factor == 8 ? 6 : factor == 16 ? 3 : 1; }
+constexpr int usual_min_blocks(int factor) { return factor <= 4 ? 4 : factor == 8 ? 6 : factor == 16 ? 3 : 1; }
+int narrow_min_blocks(int factor, size_type resident) { return factor <= 8 && resident >= 8 ? 8 : usual_min_blocks(factor); }
 constexpr size_type registers_per_multiprocessor = 65536;  // sm_70 to sm_90
 
 // The staged columns sit max_stage_entries (made odd) apart: the R threads that stage one row
@@ -180,17 +181,22 @@ void launch_variant(const LayerArrays& w, const Columns& cols, const Epilogue<Va
 template <int R>
 void launch_fused(const LayerArrays& w, const Columns& cols, const Epilogue<Value>& ep, const LayerLaunch& launch,
                   cudaStream_t stream) {
-    if (w.block_rows <= narrow_threads)
-        launch_variant<R, narrow_threads, narrow_min_blocks(R)>(w, cols, ep, launch, stream);
-    else
+    if (w.block_rows > narrow_threads)
         launch_variant<R, max_threads(R), 1>(w, cols, ep, launch, stream);
+    else if constexpr (R <= 8) {
+        if (launch.min_blocks == 8)
+            launch_variant<R, narrow_threads, 8>(w, cols, ep, launch, stream);
+        else
+            launch_variant<R, narrow_threads, usual_min_blocks(R)>(w, cols, ep, launch, stream);
+    } else {
+        launch_variant<R, narrow_threads, usual_min_blocks(R)>(w, cols, ep, launch, stream);
+    }
 }
 
-// Resident blocks per multiprocessor that the variant's registers allow for certain (from the
-// registers its launch bounds leave each thread, rounded down to ptxas's steps of 8).
-size_type blocks_by_registers(int factor, size_type block_rows) {
-    const size_type threads = block_rows <= narrow_threads ? narrow_threads * narrow_min_blocks(factor)
-                                                           : max_threads(factor);
+// Resident blocks per multiprocessor that a variant compiled for `threads` threads per
+// multiprocessor allows for certain (from the registers its launch bounds leave each thread,
+// rounded down to ptxas's steps of 8).
+size_type blocks_by_registers(size_type threads, size_type block_rows) {
     const size_type per_thread = std::min<size_type>(255, registers_per_multiprocessor / threads) / 8 * 8;
     return std::max<size_type>(1, registers_per_multiprocessor / (per_thread * block_rows));
 }
@@ -315,9 +321,13 @@ LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int requeste
                                     std::to_string(launch.shared_bytes) + " bytes of shared memory, the device allows " +
                                     std::to_string(limits.shared_per_block_optin));
     const size_type tiles = std::max<size_type>(1, (max_columns + factor - 1) / factor);
-    const size_type per_sm = std::max<size_type>(
-        1, std::min({limits.shared_per_multiprocessor / std::max<size_type>(launch.shared_bytes, 1),
-                     size_type(2048) / w.block_rows, blocks_by_registers(factor, w.block_rows)}));
+    const size_type resident = std::min(limits.shared_per_multiprocessor / std::max<size_type>(launch.shared_bytes, 1),
+                                        size_type(2048) / w.block_rows);
+    const bool narrow = w.block_rows <= narrow_threads;
+    launch.min_blocks = narrow ? narrow_min_blocks(factor, resident) : 1;
+    const size_type compiled_threads = narrow ? size_type(narrow_threads) * launch.min_blocks : max_threads(factor);
+    const size_type per_sm =
+        std::max<size_type>(1, std::min(resident, blocks_by_registers(compiled_threads, w.block_rows)));
     const size_type wanted = waves * per_sm * std::max(limits.sm_count, 1);
     const size_type row_blocks = std::max<size_type>(w.num_blocks, 1);
     launch.column_blocks = std::clamp<size_type>((wanted + row_blocks - 1) / row_blocks, 1, std::min(tiles, size_type(65535)));

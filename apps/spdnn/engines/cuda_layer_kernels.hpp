@@ -51,13 +51,16 @@ struct LayerLaunch {
     int register_factor = 0;
     size_type shared_bytes = 0;
     size_type column_blocks = 0;  // grid.y; each block strides over the column tiles
+    int min_blocks = 1;           // the kernel variant: resident blocks per SM its registers allow
     size_type shared_without_optin = 0;  // the device's limits, bytes per block
     size_type shared_optin = 0;
 };
 
 /// The launch for a layer whose column count is at most max_columns: the register factor
 /// (requested, or the largest of 32/16/8/4 whose staging buffer leaves three blocks per
-/// multiprocessor) and enough column blocks for two waves, never more than there are tiles.
+/// multiprocessor), the kernel variant whose registers leave room for as many resident blocks
+/// as shared memory and threads do, and enough column blocks for two waves, never more than
+/// there are tiles.
 /// Throws InvalidInput (factor not 0/4/8/16/32, block_rows not a multiple of 32 up to 1024),
 /// CudaError (the stage does not fit in shared memory).
 LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int register_factor);
