@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include "apps/ccsd_abcd/executor/executor.hpp"
 #include "apps/ccsd_abcd/integrals/amplitudes.hpp"
 #include "apps/ccsd_abcd/integrals/xyz_molecule.hpp"
 #include "arrays.hpp"
@@ -79,6 +80,8 @@ py::array_t<double> ladder(const std::string& xyz, const std::string& basis, py:
 void bind_abcd(py::module_& m) {
     m.def("_abcd_ladder", &ladder, py::arg("xyz"), py::arg("basis"), py::arg("c_vir"), py::arg("t2"),
           py::arg("ao_order"), py::arg("threshold"), py::arg("backend"), py::arg("cluster_size"), py::arg("basis_dir"));
+    m.def("_abcd_kept_device_bytes", &abcd::kept_device_bytes, py::arg("device"));
+    m.def("_abcd_release_kept_devices", &abcd::release_kept_devices);
 }
 
 }  // namespace tessel::python

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import _tessel
 
-__all__ = ["ladder"]
+__all__ = ["ladder", "kept_device_bytes", "release_device_memory"]
 
 
 def ladder(xyz, basis, c_vir, t2, ao_order="psi4", threshold=1e-12, backend="auto", cluster_size=26):
@@ -27,6 +27,17 @@ def ladder(xyz, basis, c_vir, t2, ao_order="psi4", threshold=1e-12, backend="aut
     t2 = np.ascontiguousarray(t2, dtype=np.float64)
     return _tessel._abcd_ladder(str(xyz), str(basis), c_vir, t2, str(ao_order), float(threshold), str(backend),
                                 int(cluster_size), _basis_dir())
+
+
+def kept_device_bytes(device=0):
+    """Device memory (bytes) that ladder's cuda runs keep on CUDA device `device` for the next
+    call (streams, cuBLAS handles and buffers are made once, as CCSD iterates); 0 without CUDA."""
+    return _tessel._abcd_kept_device_bytes(int(device))
+
+
+def release_device_memory():
+    """Frees what ladder's cuda runs keep on every device (nothing without CUDA)."""
+    _tessel._abcd_release_kept_devices()
 
 
 def _basis_dir():

@@ -285,6 +285,30 @@ TEST_CASE("the blocks copy A up once when it fits the budget, else chunk by chun
     CHECK(one_block_h2d[2] == one_block_h2d[3]);
 }
 
+TEST_CASE("a run keeps the device's streams and buffers for the next, which gives the same C, and release frees them",
+          "[abcd][cuda]") {
+    if (no_device()) return;
+    release_kept_devices();
+    CHECK(kept_device_bytes(0) == 0);
+    const Problem p = synthetic(0.3, 24, 70);
+    const Budgets b = budgets(p);
+    const Run cpu = run(p, b.smallest, Backend::cpu);
+    // A kept on the device, then chunk by chunk (its buffer goes, two chunk buffers come), then
+    // the first plan again: every run on what the one before kept.
+    const Run resident = run(p, size_type(1) << 30, Backend::cuda);
+    const size_type resident_kept = kept_device_bytes(0);
+    CHECK(resident_kept > 0);
+    const Run chunked = run(p, b.smallest, Backend::cuda);
+    REQUIRE(!chunked.plan.processes[0].a_resident);
+    const size_type chunked_kept = kept_device_bytes(0);
+    CHECK(chunked_kept < resident_kept);
+    const Run again = run(p, size_type(1) << 30, Backend::cuda);
+    CHECK(kept_device_bytes(0) == resident_kept);
+    for (const Run* gpu : {&resident, &chunked, &again}) check_same_c(*gpu, cpu);
+    release_kept_devices();
+    CHECK(kept_device_bytes(0) == 0);
+}
+
 // Tiles of any size from the tile cache (so that their buffers can be registered), for a scope.
 struct AllTilesCached {
     AllTilesCached() { tile_memory::set_cached_from(0); }

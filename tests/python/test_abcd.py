@@ -66,3 +66,9 @@ def test_bad_arguments():
         tessel.abcd.ladder("2\n\nH 0 0 0\nH 0 0 0\n", "sto-3g", np.zeros((2, 1)), np.zeros((1, 1, 1, 1)))
     with pytest.raises(ValueError, match=r"^t2: 3 dimensions"):
         tessel.abcd.ladder(WATER, "sto-3g", np.zeros((7, 2)), np.zeros((5, 5, 2)))
+
+
+def test_device_memory_kept_and_released():
+    # Without a cuda run (or without CUDA) nothing is kept; releasing is always allowed.
+    tessel.abcd.release_device_memory()
+    assert tessel.abcd.kept_device_bytes() == 0

@@ -63,9 +63,11 @@ void choose_budget(const Args& a, RunSetup& s, int on_node, MPI_Comm comm) {
             comm, [&] { return static_cast<size_type>(app::parse_bytes(a.device_memory, "--device-memory")); });
         s.budget_note = "given";
     } else if (s.backend == Backend::cuda) {
-        // 90% of the free memory leaves room for cuBLAS's workspace.
-        size_type free_bytes = cuda::device_free_memory(s.first_device);
-        for (int d = 1; d < io.devices; ++d) free_bytes = std::min(free_bytes, cuda::device_free_memory(s.first_device + d));
+        // 90% of the free memory leaves room for cuBLAS's workspace; what an earlier run of the
+        // executor keeps on the device is free to this one.
+        auto free_on = [](int d) { return cuda::device_free_memory(d) + kept_device_bytes(d); };
+        size_type free_bytes = free_on(s.first_device);
+        for (int d = 1; d < io.devices; ++d) free_bytes = std::min(free_bytes, free_on(s.first_device + d));
         TESSEL_MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, &free_bytes, 1, MPI_INT64_T, MPI_MIN, comm));
         io.device_memory = free_bytes / 10 * 9;
         s.budget_note = "90% of the GPU's free memory";

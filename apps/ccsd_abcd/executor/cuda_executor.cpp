@@ -16,7 +16,8 @@
 // schedule needs on the device (pointer arrays of the batched calls, B's tile list) goes up
 // once, before the blocks: in the steady phase (one step per block) only A comes up and C
 // comes down. One host thread drives all the devices of the process as a round of
-// non-blocking steps and lets MPI progress in between.
+// non-blocking steps and lets MPI progress in between. A device's streams, cuBLAS handles,
+// events and buffers are kept for the next run (release_kept_devices frees them).
 #include <cuda_runtime.h>
 #include <omp.h>
 
@@ -26,6 +27,7 @@
 #include <cstring>
 #include <deque>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -94,14 +96,94 @@ struct Device {
     std::size_t c_sent = 0;                          // C tiles of the block sent down so far
     std::deque<CBatch> c_batches;                    // straight C copies not handed over yet
 
+    /// Ready for a run: the cursors and the run's tiles cleared, the resources kept.
+    void start_run() {
+        blocks.clear();
+        block = 0;
+        chunk = -1;
+        c_tiles.clear();
+        c_sent = 0;
+        c_batches.clear();
+    }
+    /// Device memory held by the buffers.
+    size_type bytes() const {
+        return static_cast<size_type>(sizeof(T)) * (block_buf.size() + chunk_buf[0].size() + chunk_buf[1].size() +
+                                                   a_buf.size());
+    }
+
     ~Device() {
-        // Only reached with work pending on an error path (run() ends with a counted wait);
-        // the device must be done before its streams, events and buffers go.
+        // Reached with work pending on an error path (run() ends with a counted wait), or when
+        // a kept device is released; the device must be done before its streams, events and
+        // buffers go.
         cudaSetDevice(id);
         cudaDeviceSynchronize();
         handles.clear();  // before their streams
     }
 };
+
+// Devices kept from one run to the next, as CCSD iterates (or --repeat): a run makes no
+// streams, cuBLAS handles or events again and reuses the device buffers that fit. Never
+// destroyed at exit (the CUDA runtime may be gone by then): release_kept_devices frees them.
+template <typename T>
+struct KeptDevices {
+    std::mutex mutex;
+    std::vector<std::unique_ptr<Device<T>>> devices;
+};
+
+template <typename T>
+KeptDevices<T>& kept_devices() {
+    static auto* kept = new KeptDevices<T>();
+    return *kept;
+}
+
+// A kept device with CUDA id `id`, ready for a run, else a new one.
+template <typename T>
+std::unique_ptr<Device<T>> take_device(int id) {
+    auto& kept = kept_devices<T>();
+    std::lock_guard<std::mutex> lock(kept.mutex);
+    for (auto& d : kept.devices)
+        if (d && d->id == id) {
+            auto out = std::move(d);
+            std::erase(kept.devices, nullptr);
+            out->start_run();
+            return out;
+        }
+    return std::make_unique<Device<T>>();
+}
+
+template <typename T>
+void keep_device(std::unique_ptr<Device<T>> d) {
+    auto& kept = kept_devices<T>();
+    std::lock_guard<std::mutex> lock(kept.mutex);
+    kept.devices.push_back(std::move(d));
+}
+
+template <typename T>
+size_type kept_bytes(int id) {
+    auto& kept = kept_devices<T>();
+    std::lock_guard<std::mutex> lock(kept.mutex);
+    size_type bytes = 0;
+    for (const auto& d : kept.devices)
+        if (d->id == id) bytes += d->bytes();
+    return bytes;
+}
+
+template <typename T>
+void release_kept() {
+    auto& kept = kept_devices<T>();
+    std::lock_guard<std::mutex> lock(kept.mutex);
+    kept.devices.clear();
+}
+
+// `buffer` holds at least `values` (at least one) and wastes at most a quarter: kept when it
+// does, else freed first and made anew.
+template <typename B>
+void fit(B& buffer, size_type values) {
+    values = std::max<size_type>(values, 1);
+    if (buffer.size() >= values && buffer.size() - values <= values / 4) return;
+    buffer = B();
+    buffer = B(values);
+}
 
 template <typename T>
 class CudaRun {
@@ -116,7 +198,7 @@ public:
         int devices = 0;
         for (const auto& b : me_.blocks) devices = std::max(devices, b.device + 1);
         devices_.resize(static_cast<std::size_t>(devices));
-        for (int d = 0; d < devices; ++d) devices_[d] = std::make_unique<Device<T>>();
+        for (int d = 0; d < devices; ++d) devices_[d] = take_device<T>((first_device + d) % count);
         for (std::size_t b = 0; b < me_.blocks.size(); ++b) devices_[me_.blocks[b].device]->blocks.push_back(b);
         for (int d = 0; d < devices; ++d) setup(*devices_[d], (first_device + d) % count);
     }
@@ -134,11 +216,13 @@ public:
             }
         }
         device_traffic::PhaseScope finish(device_traffic::Phase::finish);
-        for (auto& d : devices_) {
-            TESSEL_CUDA_CHECK(cudaSetDevice(d->id));
+        for (std::size_t x = 0; x < devices_.size(); ++x) {
+            Device<T>& d = *devices_[x];
+            TESSEL_CUDA_CHECK(cudaSetDevice(d.id));
             cuda::synchronize_device();
-            r_.host_copy_seconds += d->up_ring->copy_seconds() + d->down_ring->copy_seconds();
+            r_.host_copy_seconds += d.up_ring->copy_seconds() + d.down_ring->copy_seconds() - ring_seconds_[x];
         }
+        for (auto& d : devices_) keep_device(std::move(d));  // done: the next run reuses it
     }
 
     bool b_on_device() const { return generated_ != nullptr; }
@@ -153,6 +237,38 @@ private:
         parts.schedule += t.seconds();
         t.restart();
         const DeviceSchedule& s = d.schedule;
+        if (d.compute.empty()) make_streams(d);  // else kept from an earlier run
+        parts.streams += t.seconds();
+        t.restart();
+        // Buffers this run does not use go (the plan counted kept memory as free).
+        fit(d.block_buf, s.block_values);
+        for (int x = 0; x < 2; ++x) {
+            if (s.a_resident)
+                d.chunk_buf[x] = {};
+            else
+                fit(d.chunk_buf[x], s.chunk_values[x]);
+        }
+        if (s.a_resident)
+            fit(d.a_buf, s.a_values);
+        else
+            d.a_buf = {};
+        // Else the pinned copy of A's layout is made when a tile first needs it (copy_part);
+        // the staging slots are pinned when first used (only tiles that are not registered).
+        const auto slot_values = size_type(staging_bytes / sizeof(T));
+        if (!d.up_ring) {
+            d.up_ring.emplace(staging_slots, slot_values);
+            d.down_ring.emplace(staging_slots, slot_values);
+        }
+        ring_seconds_.push_back(d.up_ring->copy_seconds() + d.down_ring->copy_seconds());
+        parts.buffers += t.seconds();
+        t.restart();
+        upload_schedule(d);
+        parts.upload += t.seconds();
+        r_.calls += s.calls;
+    }
+
+    // Streams, their cuBLAS handles and the events of a new device (made current).
+    static void make_streams(Device<T>& d) {
         for (int x = 0; x < streams_per_device; ++x) {
             d.compute.emplace_back();
             d.handles.emplace_back(static_cast<void*>(d.compute.back().get()));
@@ -168,23 +284,6 @@ private:
         d.ready.emplace();
         d.c_down.emplace();
         d.part_up.emplace();
-        parts.streams += t.seconds();
-        t.restart();
-        const auto at_least_one = [](size_type values) { return std::max<size_type>(values, 1); };
-        d.block_buf = cuda::DeviceBuffer<T>(at_least_one(s.block_values));
-        if (!s.a_resident)
-            for (int x = 0; x < 2; ++x) d.chunk_buf[x] = cuda::DeviceBuffer<T>(at_least_one(s.chunk_values[x]));
-        if (s.a_resident) d.a_buf = cuda::DeviceBuffer<T>(at_least_one(s.a_values));
-        // else the pinned copy of A's layout is made when a tile first needs it (copy_part);
-        // the staging slots are pinned when first used (only tiles that are not registered).
-        const auto slot_values = size_type(staging_bytes / sizeof(T));
-        d.up_ring.emplace(staging_slots, slot_values);
-        d.down_ring.emplace(staging_slots, slot_values);
-        parts.buffers += t.seconds();
-        t.restart();
-        upload_schedule(d);
-        parts.upload += t.seconds();
-        r_.calls += s.calls;
     }
 
     // The pointer arrays of every GEMM (A in its chunk's buffer, B and C in the block buffer)
@@ -535,6 +634,7 @@ private:
     bool register_;  // host tile buffers registered with the device, copied straight
     const GeneratedTiles* generated_;  // B's values as a function of coordinates: made on the device
     std::vector<std::unique_ptr<Device<T>>> devices_;
+    std::vector<double> ring_seconds_;  // per device: its staging rings' copy time before this run
 };
 
 }  // namespace
@@ -577,6 +677,13 @@ ExecutionResult execute_cuda(const Problem& p, const Plan& plan, TileStore<T>& a
     r.a_wait_seconds = cnt.wait_seconds;
     r.seconds = total.seconds();
     return r;
+}
+
+size_type kept_device_bytes(int device) { return kept_bytes<double>(device) + kept_bytes<float>(device); }
+
+void release_kept_devices() {
+    release_kept<double>();
+    release_kept<float>();
 }
 
 template ExecutionResult execute_cuda<double>(const Problem&, const Plan&, TileStore<double>&, TileStore<double>&,

@@ -89,6 +89,13 @@ template <typename ValueType>
 ExecutionResult execute_cuda(const Problem& problem, const Plan& plan, TileStore<ValueType>& a,
                              TileStore<ValueType>& c_owned, const ExecutorOptions& options);
 
+/// The cuda executor keeps each device's streams, cuBLAS handles and buffers for its next run
+/// (as CCSD iterates): the device memory it holds on CUDA device `device` (0 without CUDA), to
+/// be counted as free when a plan is made.
+size_type kept_device_bytes(int device);
+/// Frees what the cuda executor keeps on every device (nothing without CUDA).
+void release_kept_devices();
+
 
 }  // namespace tessel::abcd
 
