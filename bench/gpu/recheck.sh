@@ -2,10 +2,11 @@
 # A short second device call after a change (about 3 minutes on an H200): `ctest -L cuda`, the
 # xct CGLS case A B A B against an earlier tessel-xct (bench/gpu/ab_xct.sh), the xct variants
 # and the 1024² case with their metrics, spdnn 1024 and 4096 x 120 on cuda, abcd's synthetic
-# case (its device setup in parts), Nsight Systems' sums for spdnn 1024 and abcd, and Nsight
+# case (its device setup in parts; A B A B against an earlier tessel-abcd), Nsight Systems' sums for spdnn 1024 and abcd, and Nsight
 # Compute on the two tiled ELL products of one stored iteration. Run after run_bundle.sh ... unpack.
 # usage: bench/gpu/recheck.sh BUILD_DIR OUT_DIR [EARLIER_TESSEL_XCT [EARLIER_TESSEL_SPDNN]]
-#   (the earlier programs: bench/gpu/earlier.sh COMMIT OUT.tar.xz, unpacked in /opt/tessel-earlier)
+#   (the earlier programs: bench/gpu/earlier.sh COMMIT OUT.tar.xz, unpacked in /opt/tessel-earlier;
+#   a tessel-abcd beside EARLIER_TESSEL_SPDNN is compared A B A B too)
 set -u
 B=${1:?build folder}; out=${2:?output folder}; earlier=${3:-}; earlier_spdnn=${4:-}
 mkdir -p "$out"; here=$(cd "$(dirname "$0")" && pwd)
@@ -43,6 +44,18 @@ if [ -n "$earlier_spdnn" ]; then
       timeout 60 "$bin" infer --network "$tmp/d1024" --neurons 1024 --layers 120 --backend cuda --kernel core \
         --repeat 3 > "$out/spdnn-ab-$side-$r.log" 2>&1
       echo "spdnn 1024 $side round $r: $(grep -o 'inference: .*' "$out/spdnn-ab-$side-$r.log" | cut -c1-80)"
+    done
+  done
+fi
+# abcd A B A B against an earlier tessel-abcd beside the earlier tessel-spdnn (best of 3 repeats each).
+earlier_abcd=${earlier_spdnn%/*}/tessel-abcd
+if [ -n "$earlier_spdnn" ] && [ -x "$earlier_abcd" ]; then
+  for r in 1 2; do
+    for side in A B; do
+      bin=$earlier_abcd; [ $side = B ] && bin=$B/apps/ccsd_abcd/tessel-abcd
+      timeout 60 "$bin" --generator synthetic --m 8000 --n 24000 --tile-min 512 --tile-max 2048 --density-a 0.3 \
+        --density-b 0.2 --backend cuda --repeat 3 > "$out/abcd-ab-$side-$r.log" 2>&1
+      echo "abcd $side round $r: $(grep -E '^(executor: [0-9]|repeats:)' "$out/abcd-ab-$side-$r.log" | tr '\n' ' ' | cut -c1-200)"
     done
   done
 fi
