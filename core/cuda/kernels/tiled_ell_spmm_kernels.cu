@@ -111,17 +111,20 @@ __device__ __forceinline__ V slot_value(const TiledArgs<V, I>& a, size_type e) {
     return a.half_values ? V(__half2float(__ushort_as_half(a.half_values[e]))) : a.values[e];
 }
 
-// One block per row block (blockDim.x == block_rows), blockIdx.y picks the column tile
-// k0 = k_first + blockIdx.y*R; columns at or beyond k_end (only in a tail launch) are
+// One block per row block (blockDim.x == block_rows) and column tile: blockIdx.x = block *
+// tiles + tile, k0 = k_first + tile*R, so that a row block's tiles are launched side by side
+// and read its slots of A from L2 after the first brought them in (launched tile after tile,
+// every tile streamed all of A from memory again: 8 times in xct's 1024² case of 128 columns
+// at R = 16). Columns at or beyond k_end (only in a tail launch) are
 // neither loaded nor written. Shared memory: buf[kk*stage_stride + n] holds B[map[n], k0+kk].
 template <int R, bool Wide, typename V, typename I>
 __global__ void __launch_bounds__(tiled_max_threads<R, V>(), 1)
     tiled_ell_kernel(TiledArgs<V, I> a, const V* __restrict__ b, size_type ldb,
-                     V* __restrict__ c, size_type ldc, size_type k_first, size_type k_end,
+                     V* __restrict__ c, size_type ldc, size_type k_first, size_type k_end, size_type tiles,
                      Epilogue<V> ep) {
     TESSEL_DYNAMIC_SHARED(V, buf);
-    const size_type block = blockIdx.x;
-    const size_type k0 = k_first + static_cast<size_type>(blockIdx.y) * R;
+    const size_type block = static_cast<size_type>(blockIdx.x) / tiles;
+    const size_type k0 = k_first + static_cast<size_type>(blockIdx.x) % tiles * R;
     const int active = k_end - k0 < R ? static_cast<int>(k_end - k0) : R;
     const int lane = threadIdx.x % warp_size;
     const int warp = threadIdx.x / warp_size;
@@ -201,11 +204,14 @@ void launch_tiled_as(const TiledArgs<V, I>& args, size_type blocks, DenseView<co
         // every thread, so concurrent callers never lower it under one another.
         TESSEL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                static_cast<int>(limits.shared_per_block_optin)));
-    constexpr size_type max_grid_y = 65535;
-    for (size_type t0 = 0; t0 < tiles; t0 += max_grid_y) {
-        const dim3 grid(static_cast<unsigned>(blocks),
-                        static_cast<unsigned>(std::min(max_grid_y, tiles - t0)));
-        TESSEL_LAUNCH(grid, static_cast<unsigned>(args.block_rows), static_cast<std::size_t>(shared_bytes), stream, tiled_ell_kernel<R, Wide, V, I>)(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R, b.cols, ep);
+    // Launches of at most max_grid_x blocks: as many tiles per launch as that allows.
+    constexpr size_type max_grid_x = 2147483647;
+    const size_type per_launch = std::max<size_type>(1, std::min(tiles, max_grid_x / std::max<size_type>(blocks, 1)));
+    for (size_type t0 = 0; t0 < tiles; t0 += per_launch) {
+        const size_type n = std::min(per_launch, tiles - t0);
+        TESSEL_LAUNCH(dim3(static_cast<unsigned>(blocks * n)), static_cast<unsigned>(args.block_rows),
+                      static_cast<std::size_t>(shared_bytes), stream,
+                      tiled_ell_kernel<R, Wide, V, I>)(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R, b.cols, n, ep);
         TESSEL_CUDA_CHECK_LAUNCH();
     }
 }
