@@ -77,8 +77,8 @@ TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C,
                         CHECK(it->second == call.stream);
                         CHECK((o.a >= part.begin && o.a + call.m * call.k <= part.end));
                         CHECK(o.b + call.k * call.n <= bs.c_begin);
-                        if (n + 1 == bs.chunks.size() && final_before > 0)
-                            CHECK(o.c >= bs.c_offset[final_before - 1] + 1);  // not a tile already final
+                        if (n + 1 == bs.chunks.size() && final_before > 0)  // not a tile already final
+                            CHECK(o.c >= bs.c_offset[bs.c_order[final_before - 1]] + 1);
                     }
                 }
                 if (n + 1 == bs.chunks.size()) {
@@ -88,9 +88,57 @@ TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C,
             }
             if (n + 1 == bs.chunks.size()) CHECK(final_before == b.c_tiles.size());
         }
+        // C lies in the order it becomes final: c_order is a permutation, laid out one after another.
+        std::vector<std::size_t> sorted = bs.c_order;
+        std::sort(sorted.begin(), sorted.end());
+        for (std::size_t c = 0; c < sorted.size(); ++c) CHECK(sorted[c] == c);
+        for (std::size_t x = 1; x < bs.c_order.size(); ++x)
+            CHECK(bs.c_offset[bs.c_order[x]] > bs.c_offset[bs.c_order[x - 1]]);
     }
     CHECK(several_parts);
     CHECK(covered.size() == d.operands.size());
+}
+
+TEST_CASE("the cuda schedule: the last chunk starts with its smallest row of A, alone in the first part", "[abcd]") {
+    // Irregular tiles: rows of A of different sizes; one block, one chunk, parts of 1 MiB.
+    SyntheticOptions o;
+    o.m = 400;
+    o.n = 600;
+    o.tile_min = 20;
+    o.tile_max = 90;
+    o.density_a = 0.6;
+    o.density_b = 0.4;
+    o.seed = 3;
+    const Problem p = synthetic_problem(o);
+    const Plan plan = inspect(p, test::one_process(size_type(1) << 30));
+    const ProcessPlan& pp = plan.processes[0];
+    REQUIRE(pp.blocks.size() == 1);
+    const DeviceSchedule d = schedule_device(p, plan, pp, all_blocks(pp), 4, size_type(1) << 20);
+    const BlockPlan& b = pp.blocks[0];
+    const ChunkPlan& last = b.chunks.back();
+    const ChunkSchedule& cs = d.blocks[0].chunks.back();
+    REQUIRE(cs.parts.size() > 2);
+    // A values per row of the chunk; the first part holds exactly one row, the smallest.
+    std::map<size_type, size_type> row_values;
+    for (size_type pos : last.a_tiles)
+        row_values[p.a_shape.row_of(pos)] +=
+            p.m_tiling.size(p.a_shape.row_of(pos)) * p.k_tiling.size(p.a_shape.col_idx()[pos]);
+    REQUIRE(row_values.size() > 2);
+    std::set<size_type> first_rows;
+    for (std::size_t x = cs.parts[0].first; x < cs.parts[0].last; ++x)
+        first_rows.insert(p.a_shape.row_of(last.a_tiles[cs.order[x]]));
+    REQUIRE(first_rows.size() == 1);
+    size_type smallest = row_values.begin()->second;
+    for (const auto& [row, v] : row_values) smallest = std::min(smallest, v);
+    CHECK(row_values[*first_rows.begin()] == smallest);
+    // After the first part its row's C tiles are final, and only they (rows with no A tile in
+    // the chunk would be too: there are none here).
+    const std::size_t c_first = cs.parts[0].c_final;
+    REQUIRE(c_first > 0);
+    for (std::size_t x = 0; x < d.blocks[0].c_order.size(); ++x) {
+        const size_type row = plan.product.c_shape.row_of(b.c_tiles[d.blocks[0].c_order[x]]);
+        CHECK((row == *first_rows.begin()) == (x < c_first));
+    }
 }
 
 TEST_CASE("the cuda schedule's A layout: each A tile once in order of first use, read there when resident, "

@@ -546,7 +546,7 @@ private:
         }
     }
 
-    // C tiles [c_sent, until) of the block down once the compute streams reach `after`, straight
+    // C tiles c_order[c_sent .. until) of the block down once the compute streams reach `after`, straight
     // into their host buffers when registered, else through the staging windows; each tile is
     // handed to its owner as soon as its values are in.
     void send_c_down(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, std::size_t until,
@@ -576,21 +576,22 @@ private:
             staged.clear();
         };
         for (std::size_t s = d.c_sent; s < until; ++s) {
-            const size_type pos = b.c_tiles[s];
+            const std::size_t c = bs.c_order[s];  // laid out in this order
+            const size_type pos = b.c_tiles[c];
             const size_type values = p_.m_tiling.size(shape.row_of(pos)) * p_.n_tiling.size(shape.col_idx()[pos]);
-            d.c_tiles[s].resize(static_cast<std::size_t>(values));
-            if (direct(d.c_tiles[s].data())) {
-                flush(bs.c_offset[s]);
-                cuda::copy_to_host(d.c_tiles[s].data(), d.block_buf.data() + bs.c_offset[s],
+            d.c_tiles[c].resize(static_cast<std::size_t>(values));
+            if (direct(d.c_tiles[c].data())) {
+                flush(bs.c_offset[c]);
+                cuda::copy_to_host(d.c_tiles[c].data(), d.block_buf.data() + bs.c_offset[c],
                                    std::size_t(values) * sizeof(T), down);
-                straight.tiles.push_back(s);
+                straight.tiles.push_back(c);
             } else {
-                staged.push_back(s);
-                packed.push_back({bs.c_offset[s], values});
+                staged.push_back(c);
+                packed.push_back({bs.c_offset[c], values});
                 r_.c_unpacked_bytes += values * size_type(sizeof(T));
             }
         }
-        flush(until < b.c_tiles.size() ? bs.c_offset[until] : bs.end);
+        flush(until < b.c_tiles.size() ? bs.c_offset[bs.c_order[until]] : bs.end);
         if (!straight.tiles.empty()) {
             TESSEL_CUDA_CHECK(cudaEventRecord(straight.done.get(), down));
             d.c_batches.push_back(std::move(straight));

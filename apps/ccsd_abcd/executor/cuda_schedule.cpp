@@ -58,20 +58,46 @@ std::vector<Gemm> part_gemms(const Problem& p, const Plan& plan, const BlockPlan
     return out;
 }
 
-// The chunk's tiles by (row, column), packed in that order, cut into parts of about
-// `part_values` (a part ends at a tile's end).
-void lay_out_chunk(const Problem& p, const ChunkPlan& ch, ChunkSchedule& cs, size_type part_values) {
+// The rows of A ranked by their values in the block's last chunk, smallest first (-1: rows
+// with no tile there, whose C is final before it). The chunks go row by row in this order, so
+// that the first C tiles final (and sent down while the other rows compute) are those of the
+// smallest row: the copies of C, the bound of a block, wait only for its A and GEMMs.
+std::vector<size_type> rank_rows(const Problem& p, const ChunkPlan& last) {
     const TileShape& as = p.a_shape;
+    std::vector<size_type> values(static_cast<std::size_t>(as.rows()), -1);
+    for (size_type pos : last.a_tiles) {
+        auto& v = values[static_cast<std::size_t>(as.row_of(pos))];
+        v = std::max<size_type>(v, 0) + tile_values(as, p.m_tiling, p.k_tiling, pos);
+    }
+    std::vector<size_type> rows;
+    for (size_type i = 0; i < as.rows(); ++i)
+        if (values[static_cast<std::size_t>(i)] >= 0) rows.push_back(i);
+    std::stable_sort(rows.begin(), rows.end(), [&](size_type x, size_type y) {
+        return values[static_cast<std::size_t>(x)] < values[static_cast<std::size_t>(y)];
+    });
+    std::vector<size_type> rank(values.size(), -1);
+    for (std::size_t r = 0; r < rows.size(); ++r) rank[static_cast<std::size_t>(rows[r])] = static_cast<size_type>(r);
+    return rank;
+}
+
+// The chunk's tiles by (row rank, column), packed in that order, cut into parts of about
+// `part_values` (a part ends at a tile's end; the first also where its first row ends, so that
+// row's C can go down before the next part is in).
+void lay_out_chunk(const Problem& p, const ChunkPlan& ch, const std::vector<size_type>& rank, ChunkSchedule& cs,
+                   size_type part_values) {
+    const TileShape& as = p.a_shape;
+    const auto row_rank = [&](std::size_t t) { return rank[static_cast<std::size_t>(as.row_of(ch.a_tiles[t]))]; };
     cs.order.resize(ch.a_tiles.size());
     for (std::size_t t = 0; t < cs.order.size(); ++t) cs.order[t] = t;
     std::sort(cs.order.begin(), cs.order.end(), [&](std::size_t x, std::size_t y) {
-        return std::pair(as.row_of(ch.a_tiles[x]), as.col_idx()[ch.a_tiles[x]]) <
-               std::pair(as.row_of(ch.a_tiles[y]), as.col_idx()[ch.a_tiles[y]]);
+        return std::pair(row_rank(x), as.col_idx()[ch.a_tiles[x]]) < std::pair(row_rank(y), as.col_idx()[ch.a_tiles[y]]);
     });
     cs.a_offset.assign(ch.a_tiles.size(), 0);
     for (std::size_t x = 0; x < cs.order.size(); ++x) {
         const std::size_t t = cs.order[x];
-        if (cs.parts.empty() || cs.values - cs.parts.back().begin >= part_values) {
+        const bool first_row_ends = cs.parts.size() == 1 && as.row_of(ch.a_tiles[t]) !=
+                                                                 as.row_of(ch.a_tiles[cs.order[cs.parts.back().first]]);
+        if (cs.parts.empty() || cs.values - cs.parts.back().begin >= part_values || first_row_ends) {
             if (!cs.parts.empty()) {
                 cs.parts.back().end = cs.values;
                 cs.parts.back().last = x;
@@ -123,21 +149,34 @@ void place_in_a_layout(const Problem& p, const ChunkPlan& ch, ChunkSchedule& cs,
     cs.a_at = resident ? cs.a_layout : cs.a_offset;
 }
 
-// Last chunk: after each part, the C tiles of the rows before the next part's first row are
-// final (C tiles lie by row); after the last part, all of them.
-void mark_final_c(const Problem& p, const Plan& plan, const BlockPlan& b, const ChunkPlan& ch, ChunkSchedule& cs) {
+// The block's C tiles by (row rank, position): the order they become final in, and are laid out.
+std::vector<std::size_t> order_c(const Plan& plan, const BlockPlan& b, const std::vector<size_type>& rank) {
     const TileShape& shape_c = plan.product.c_shape;
+    std::vector<std::size_t> order(b.c_tiles.size());
+    for (std::size_t c = 0; c < order.size(); ++c) order[c] = c;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+        return rank[static_cast<std::size_t>(shape_c.row_of(b.c_tiles[x]))] <
+               rank[static_cast<std::size_t>(shape_c.row_of(b.c_tiles[y]))];
+    });
+    return order;
+}
+
+// Last chunk: after each part, the C tiles of the rows ranked before the next part's first row
+// are final (bs.c_order[0 .. c_final)); after the last part, all of them.
+void mark_final_c(const Problem& p, const Plan& plan, const BlockPlan& b, const BlockSchedule& bs, const ChunkPlan& ch,
+                  const std::vector<size_type>& rank, ChunkSchedule& cs) {
+    const TileShape& shape_c = plan.product.c_shape;
+    const auto rank_of_c = [&](std::size_t c) { return rank[static_cast<std::size_t>(shape_c.row_of(b.c_tiles[c]))]; };
     for (std::size_t q = 0; q < cs.parts.size(); ++q) {
         ChunkPart& part = cs.parts[q];
         if (q + 1 == cs.parts.size()) {
             part.c_final = b.c_tiles.size();
             continue;
         }
-        const size_type next_row = p.a_shape.row_of(ch.a_tiles[cs.order[cs.parts[q + 1].first]]);
+        const size_type next = rank[static_cast<std::size_t>(p.a_shape.row_of(ch.a_tiles[cs.order[cs.parts[q + 1].first]]))];
         part.c_final = static_cast<std::size_t>(
-            std::partition_point(b.c_tiles.begin(), b.c_tiles.end(),
-                                 [&](size_type pos) { return shape_c.row_of(pos) < next_row; }) -
-            b.c_tiles.begin());
+            std::partition_point(bs.c_order.begin(), bs.c_order.end(), [&](std::size_t c) { return rank_of_c(c) < next; }) -
+            bs.c_order.begin());
     }
 }
 
@@ -183,10 +222,15 @@ DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const Process
             bs.b_largest = std::max(bs.b_largest, v);
             at += round_up(v);
         }
+        const std::vector<size_type> rank = b.chunks.empty() ? std::vector<size_type>(
+                                                                    static_cast<std::size_t>(p.a_shape.rows()), -1)
+                                                              : rank_rows(p, b.chunks.back());
+        bs.c_order = order_c(plan, b, rank);
         bs.c_begin = at;
-        for (size_type pos : b.c_tiles) {
-            bs.c_offset.push_back(at);
-            at += round_up(tile_values(plan.product.c_shape, p.m_tiling, p.n_tiling, pos));
+        bs.c_offset.assign(b.c_tiles.size(), 0);
+        for (std::size_t c : bs.c_order) {
+            bs.c_offset[c] = at;
+            at += round_up(tile_values(plan.product.c_shape, p.m_tiling, p.n_tiling, b.c_tiles[c]));
         }
         bs.end = at;
         d.block_values = std::max(d.block_values, at);
@@ -195,8 +239,8 @@ DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const Process
             const ChunkPlan& ch = b.chunks[n];
             ChunkSchedule cs;
             cs.buffer = chunk_number++ % 2;
-            lay_out_chunk(p, ch, cs, part_values);
-            if (n + 1 == b.chunks.size()) mark_final_c(p, plan, b, ch, cs);
+            lay_out_chunk(p, ch, rank, cs, part_values);
+            if (n + 1 == b.chunks.size()) mark_final_c(p, plan, b, bs, ch, rank, cs);
             place_in_a_layout(p, ch, cs, d.a_resident, layout, d.a_values);
             if (!d.a_resident) d.chunk_values[cs.buffer] = std::max(d.chunk_values[cs.buffer], cs.values);
             for (ChunkPart& part : cs.parts) {

@@ -39,8 +39,8 @@ struct ChunkPart {
     size_type begin = 0, end = 0;     ///< its values in the chunk buffer (gaps included)
     std::size_t first = 0, last = 0;  ///< its tiles: order[first .. last)
     std::vector<GemmCall> calls;      ///< in issue order
-    /// Last chunk of its block: C tiles [0, c_final) of the block are final after this part
-    /// (A tiles go by tile row, and C(i, c) needs only A's row i), so they can go down.
+    /// Last chunk of its block: C tiles c_order[0 .. c_final) of the block are final after this
+    /// part (A tiles go by tile row, and C(i, c) needs only A's row i), so they can go down.
     std::size_t c_final = 0;
     /// The part's A tiles used here for the first time on the device (indices into
     /// ChunkSchedule::order): they lie one after the other in the device's A layout, from
@@ -53,7 +53,8 @@ struct ChunkPart {
 };
 
 /// One chunk: its A tiles packed at `a_offset` into device chunk buffer `buffer` (0 or 1), by
-/// tile row, in parts.
+/// tile row (the rows of the block's last chunk by their A values, smallest first), in parts;
+/// the first part ends where its first row does.
 struct ChunkSchedule {
     int buffer = 0;
     std::vector<size_type> a_offset;  ///< per A tile of the chunk (the plan's order), in values
@@ -64,9 +65,11 @@ struct ChunkSchedule {
     std::vector<ChunkPart> parts;
 };
 
-/// One block: its B tiles from 0, its C tiles from c_begin (to `end`) in the block buffer.
+/// One block: its B tiles from 0, its C tiles from c_begin (to `end`) in the block buffer, laid
+/// out in c_order (indices into the plan's C tiles of the block): the order they become final.
 struct BlockSchedule {
     std::vector<size_type> b_offset, c_offset;
+    std::vector<std::size_t> c_order;
     size_type c_begin = 0, end = 0;
     size_type b_jobs = 0;    ///< where its B tiles start in DeviceSchedule::b_tiles
     size_type b_largest = 0; ///< values of its largest B tile
