@@ -38,6 +38,20 @@ __global__ void vote_kernel(unsigned* ballot, int* any, int* all) {
     }
 }
 
+// Lane l holds l - 10 (signed) and l * 37 % 29 (unsigned); the lanes below 16 also reduce
+// among themselves; match groups the lanes by l % 5.
+__global__ void reduce_kernel(int* out) {
+    const int lane = threadIdx.x;
+    const int v = lane - 10;
+    const unsigned u = unsigned(lane * 37 % 29);
+    int r[10] = {__reduce_add_sync(0xffffffffu, v), __reduce_min_sync(0xffffffffu, v), __reduce_max_sync(0xffffffffu, v),
+                 int(__reduce_min_sync(0xffffffffu, u)), int(__reduce_max_sync(0xffffffffu, u)),
+                 int(__reduce_and_sync(0xffffffffu, u | 0x100u)), int(__reduce_or_sync(0xffffffffu, u)),
+                 int(__reduce_xor_sync(0xffffffffu, u)), 0, int(__match_any_sync(0xffffffffu, lane % 5))};
+    if (lane < 16) r[8] = __reduce_add_sync(0x0000ffffu, v);
+    for (int i = 0; i < 10; ++i) out[lane * 10 + i] = r[i];
+}
+
 __global__ void exited_lanes_kernel(int* out) {
     if (threadIdx.x >= 16) return;
     out[threadIdx.x] = __shfl_sync(0xffffffffu, int(threadIdx.x), 0);
@@ -124,6 +138,15 @@ cudaError_t warp_votes(unsigned& ballot, int& any, int& all) {
     b.download(&ballot, 1);
     a.download(&any, 1);
     l.download(&all, 1);
+    return status;
+}
+
+cudaError_t warp_reductions(std::vector<int>& out) {
+    cuda::DeviceBuffer<int> d(320);
+    TESSEL_LAUNCH(1, 32, 0, nullptr, reduce_kernel)(d.data());
+    const cudaError_t status = launch_status();
+    out.resize(320);
+    d.download(out.data(), 320);
     return status;
 }
 

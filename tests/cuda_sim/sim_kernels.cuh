@@ -15,6 +15,9 @@ cudaError_t reverse_in_block(const std::vector<float>& in, std::vector<float>& o
 cudaError_t warp_sums(int warps, std::vector<int>& sums);
 /// Ballot, any and all over lanes whose predicate is lane % 3 == 0.
 cudaError_t warp_votes(unsigned& ballot, int& any, int& all);
+/// The warp reductions (__reduce_*_sync) and __match_any_sync of reduce_kernel: lane l's ten
+/// results at out[l*10 ..].
+cudaError_t warp_reductions(std::vector<int>& out);
 /// A shuffle whose mask names lanes 16..31, which have returned before it.
 cudaError_t shuffle_with_exited_lanes();
 /// Half the block waits in __syncthreads, the other half in a shuffle naming the first half.

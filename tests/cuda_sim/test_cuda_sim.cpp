@@ -2,6 +2,8 @@
 // launch limits, device memory apart from host memory, library stand-ins' argument checks.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <cuda_runtime_api.h>
 
 #include <numeric>
@@ -48,6 +50,39 @@ TEST_CASE("ballot, any and all vote over the lanes", "[cuda][sim]") {
     CHECK(ballot == expected);
     CHECK(any == 1);
     CHECK(all == 1);
+}
+
+TEST_CASE("warp reductions and match over the lanes", "[cuda][sim]") {
+    std::vector<int> out;
+    REQUIRE(sim_test::warp_reductions(out) == cudaSuccess);
+    int sum = 0, low_sum = 0;
+    unsigned umin = ~0u, umax = 0, uand = ~0u, uor = 0, uxor = 0;
+    for (int l = 0; l < 32; ++l) {
+        const unsigned u = unsigned(l * 37 % 29);
+        sum += l - 10;
+        if (l < 16) low_sum += l - 10;
+        umin = std::min(umin, u);
+        umax = std::max(umax, u);
+        uand &= u | 0x100u;
+        uor |= u;
+        uxor ^= u;
+    }
+    for (int l = 0; l < 32; ++l) {
+        CAPTURE(l);
+        const int* r = &out[std::size_t(l) * 10];
+        CHECK(r[0] == sum);
+        CHECK(r[1] == -10);  // signed: the negative values are the smallest
+        CHECK(r[2] == 21);
+        CHECK(unsigned(r[3]) == umin);
+        CHECK(unsigned(r[4]) == umax);
+        CHECK(unsigned(r[5]) == uand);
+        CHECK(unsigned(r[6]) == uor);
+        CHECK(unsigned(r[7]) == uxor);
+        CHECK(r[8] == (l < 16 ? low_sum : 0));
+        unsigned same = 0;
+        for (int o = l % 5; o < 32; o += 5) same |= 1u << o;
+        CHECK(unsigned(r[9]) == same);
+    }
 }
 
 TEST_CASE("a mask naming lanes that have exited is an error, not a hang", "[cuda][sim]") {

@@ -1,10 +1,10 @@
 // The bank order's sweep on the device (bank_order.hpp), the host's WarpOrder
 // (core/formats/tiled_ell_bank_order.cpp) with one lane per lane: each lane sorts its own
 // entries in shared memory (column layout: lane l's j-th at j*32 + l, so the lanes never
-// conflict), then the warp takes the smallest head index (a shuffle reduction), the lanes
+// conflict), then the warp takes the smallest head index (a warp reduction), the lanes
 // holding it agree on a row from their row bit sets (an OR reduction) and the bank's, each
 // lane writes its own column back, and the region keeps the new order only when its
-// wavefronts (counted with shuffles) are fewer.
+// wavefronts (counted with warp matches) are fewer.
 #include <cstring>
 #include <type_traits>
 
@@ -53,20 +53,37 @@ __device__ int lowest_clear(const Rows& busy, int width) {
     return -1;
 }
 
+// The warp-wide collectives of the sweep: one redux.sync each on sm_80 and later (the chain of
+// every turn of the sweep held eleven dependent shuffles), shuffles before.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+#define TESSEL_BANK_ORDER_SHUFFLES 1
+#endif
+
 __device__ unsigned warp_min(unsigned v) {
+#if defined(TESSEL_BANK_ORDER_SHUFFLES)
 #pragma unroll
     for (int d = 16; d > 0; d /= 2) {
         const unsigned o = __shfl_xor_sync(full_mask, v, d);
         v = o < v ? o : v;
     }
     return v;
+#else
+    return __reduce_min_sync(full_mask, v);
+#endif
 }
 
 __device__ Rows warp_or(Rows r) {
 #pragma unroll
-    for (int i = 0; i < words; ++i)
+    for (int i = 0; i < words; ++i) {
+#if defined(TESSEL_BANK_ORDER_SHUFFLES)
 #pragma unroll
         for (int d = 16; d > 0; d /= 2) r.w[i] |= __shfl_xor_sync(full_mask, r.w[i], d);
+#else
+        const unsigned lo = __reduce_or_sync(full_mask, static_cast<unsigned>(r.w[i]));
+        const unsigned hi = __reduce_or_sync(full_mask, static_cast<unsigned>(r.w[i] >> 32));
+        r.w[i] = static_cast<unsigned long long>(hi) << 32 | lo;
+#endif
+    }
     return r;
 }
 
@@ -78,19 +95,26 @@ __device__ Rows shuffle_rows(const Rows& r, int from) {
 }
 
 __device__ int warp_max(int v) {
+#if defined(TESSEL_BANK_ORDER_SHUFFLES)
 #pragma unroll
     for (int d = 16; d > 0; d /= 2) {
         const int o = __shfl_xor_sync(full_mask, v, d);
         v = o > v ? o : v;
     }
     return v;
+#else
+    return __reduce_max_sync(full_mask, v);
+#endif
 }
 
 // The wavefronts of one slot row, lane l reading `idx`: per phase of `banks` lanes, the most
-// distinct indices that share a bank (the host's RowCost).
+// distinct indices that share a bank (the host's RowCost). A lane is the first of its index
+// when no lane before it in its phase reads the same; the distinct indices of a bank are the
+// first lanes of the phase in that bank.
 __device__ int row_wavefronts(unsigned idx, int lane, int banks) {
     const int phase = lane / banks;
-    bool first = true;  // no lane before this one in its phase reads the same index
+#if defined(TESSEL_BANK_ORDER_SHUFFLES)
+    bool first = true;
     for (int j = 0; j < warp_size; ++j) {
         const unsigned o = __shfl_sync(full_mask, idx, j);
         if (j < lane && j / banks == phase && o == idx) first = false;
@@ -102,6 +126,14 @@ __device__ int row_wavefronts(unsigned idx, int lane, int banks) {
         if ((firsts >> j & 1u) && j / banks == phase && (o & unsigned(banks - 1)) == (idx & unsigned(banks - 1)))
             ++distinct;
     }
+#else
+    const unsigned phase_lanes = banks == warp_size ? full_mask : 0xffffu << (phase * banks);
+    const unsigned same_index = __match_any_sync(full_mask, idx) & phase_lanes;
+    const bool first = (same_index & ((1u << lane) - 1u)) == 0;
+    const unsigned firsts = __ballot_sync(full_mask, first);
+    const unsigned same_bank = __match_any_sync(full_mask, (idx & unsigned(banks - 1)) | unsigned(phase) << 16);
+    const int distinct = __popc(same_bank & phase_lanes & firsts);
+#endif
     return warp_max(distinct);
 }
 

@@ -40,9 +40,11 @@ void block_barrier();
 void yield_thread();
 
 /// The warp collectives, exchanged among the lanes named in the mask.
-enum class WarpOp { sync, shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all };
+enum class WarpOp { sync, shfl, shfl_up, shfl_down, shfl_xor, ballot, any, all, reduce_add, reduce_min, reduce_max,
+                     reduce_and, reduce_or, reduce_xor, match_any };
 /// Waits until every lane of `mask` has arrived at the same collective, then returns this
-/// lane's result (value bits for shuffles, the vote for votes).
+/// lane's result (value bits for shuffles, the vote for votes, the reduction of the lanes'
+/// 32-bit values for reductions (arg 1: as signed), the lanes holding the same value for match).
 std::uint64_t warp_collective(WarpOp op, unsigned mask, std::uint64_t value, int arg, int width);
 /// The lanes of this warp that have not exited.
 unsigned active_lanes();
@@ -90,6 +92,42 @@ inline int __any_sync(unsigned mask, int predicate) {
 }
 inline int __all_sync(unsigned mask, int predicate) {
     return int(::tessel::sim::warp_collective(::tessel::sim::WarpOp::all, mask, predicate != 0, 0, 32));
+}
+
+// The sm_80 warp reductions (redux.sync) on 32-bit values, and __match_any_sync (sm_70).
+inline unsigned __reduce_add_sync(unsigned mask, unsigned value) {
+    return unsigned(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_add, mask, value, 0, 32));
+}
+inline int __reduce_add_sync(unsigned mask, int value) {
+    return int(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_add, mask, unsigned(value), 1, 32));
+}
+inline unsigned __reduce_min_sync(unsigned mask, unsigned value) {
+    return unsigned(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_min, mask, value, 0, 32));
+}
+inline int __reduce_min_sync(unsigned mask, int value) {
+    return int(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_min, mask, unsigned(value), 1, 32));
+}
+inline unsigned __reduce_max_sync(unsigned mask, unsigned value) {
+    return unsigned(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_max, mask, value, 0, 32));
+}
+inline int __reduce_max_sync(unsigned mask, int value) {
+    return int(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_max, mask, unsigned(value), 1, 32));
+}
+inline unsigned __reduce_and_sync(unsigned mask, unsigned value) {
+    return unsigned(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_and, mask, value, 0, 32));
+}
+inline unsigned __reduce_or_sync(unsigned mask, unsigned value) {
+    return unsigned(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_or, mask, value, 0, 32));
+}
+inline unsigned __reduce_xor_sync(unsigned mask, unsigned value) {
+    return unsigned(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_xor, mask, value, 0, 32));
+}
+template <typename T>
+unsigned __match_any_sync(unsigned mask, T value) {
+    static_assert(sizeof(T) == 4 || sizeof(T) == 8, "__match_any_sync takes 32- or 64-bit values");
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof(T));
+    return unsigned(::tessel::sim::warp_collective(::tessel::sim::WarpOp::match_any, mask, bits, 0, 32));
 }
 
 // Atomics on global memory: real atomics, since blocks run on several host threads.

@@ -21,6 +21,13 @@ const char* op_name(WarpOp op) {
     case WarpOp::ballot: return "__ballot_sync";
     case WarpOp::any: return "__any_sync";
     case WarpOp::all: return "__all_sync";
+    case WarpOp::reduce_add: return "__reduce_add_sync";
+    case WarpOp::reduce_min: return "__reduce_min_sync";
+    case WarpOp::reduce_max: return "__reduce_max_sync";
+    case WarpOp::reduce_and: return "__reduce_and_sync";
+    case WarpOp::reduce_or: return "__reduce_or_sync";
+    case WarpOp::reduce_xor: return "__reduce_xor_sync";
+    case WarpOp::match_any: return "__match_any_sync";
     }
     return "?";
 }
@@ -62,6 +69,44 @@ int source_lane(const SimThread& t, int lane) {
     }
 }
 
+bool is_reduction(WarpOp op) {
+    return op == WarpOp::reduce_add || op == WarpOp::reduce_min || op == WarpOp::reduce_max ||
+           op == WarpOp::reduce_and || op == WarpOp::reduce_or || op == WarpOp::reduce_xor;
+}
+
+// The reduction of the 32-bit values of the lanes in `mask` (signed where `as_signed`).
+std::uint64_t reduce(const SimThread* lanes, unsigned mask, WarpOp op, bool as_signed) {
+    std::int64_t acc = 0;
+    bool first = true;
+    for (int l = 0; l < 32; ++l) {
+        if (!(mask >> l & 1)) continue;
+        const auto bits = static_cast<std::uint32_t>(lanes[l].value);
+        const std::int64_t v = as_signed ? std::int64_t(std::int32_t(bits)) : std::int64_t(bits);
+        if (first) {
+            acc = v;
+            first = false;
+            continue;
+        }
+        switch (op) {
+        case WarpOp::reduce_add: acc += v; break;
+        case WarpOp::reduce_min: acc = v < acc ? v : acc; break;
+        case WarpOp::reduce_max: acc = v > acc ? v : acc; break;
+        case WarpOp::reduce_and: acc &= v; break;
+        case WarpOp::reduce_or: acc |= v; break;
+        default: acc ^= v; break;
+        }
+    }
+    return static_cast<std::uint32_t>(acc);  // 32 bits, as the instruction gives them
+}
+
+// The lanes of `mask` whose value equals lane l's.
+unsigned same_value(const SimThread* lanes, unsigned mask, int l) {
+    unsigned same = 0;
+    for (int o = 0; o < 32; ++o)
+        if ((mask >> o & 1) && lanes[o].value == lanes[l].value) same |= 1u << o;
+    return same;
+}
+
 void complete(Block& b, Warp& w, int warp, const SimThread& last) {
     const unsigned mask = last.mask;
     SimThread* lanes = &b.threads[std::size_t(warp) * 32];
@@ -75,10 +120,17 @@ void complete(Block& b, Warp& w, int warp, const SimThread& last) {
                                               " with mask " + hex(mask));
         if (lanes[l].value) votes |= 1u << l;
     }
+    const std::uint64_t reduced = is_reduction(last.op) ? reduce(lanes, mask, last.op, last.arg == 1) : 0;
     for (int l = 0; l < 32; ++l) {
         if (!(mask >> l & 1)) continue;
         SimThread& t = lanes[l];
+        if (is_reduction(t.op)) {
+            t.result = reduced;
+            if (&t != &last) t.state = ThreadState::runnable;
+            continue;
+        }
         switch (t.op) {
+        case WarpOp::match_any: t.result = same_value(lanes, mask, l); break;
         case WarpOp::ballot: t.result = votes; break;
         case WarpOp::any: t.result = votes != 0; break;
         case WarpOp::all: t.result = votes == mask; break;
