@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "core/error.hpp"
+#include "core/formats/divide_by.hpp"
 #include "core/formats/tiled_ell_layout.hpp"
 #include "core/instantiate.hpp"
 
@@ -123,20 +124,8 @@ struct ThreadState {
     }
 };
 
-// The stage of a staged position, pos / be: a shift when be is a power of two (the default
-// 4096), since a division per entry, twice, was a visible share of xct's build.
-class StageOf {
-public:
-    explicit StageOf(size_type be) : be_(be) {
-        while ((size_type(1) << shift_) < be) ++shift_;
-        if ((size_type(1) << shift_) != be) shift_ = -1;
-    }
-    size_type operator()(size_type pos) const { return shift_ >= 0 ? pos >> shift_ : pos / be_; }
-
-private:
-    size_type be_;
-    int shift_ = 0;
-};
+// The stage of a staged position, pos / be (the default be, 4096, is a power of two).
+using StageOf = DivideBy;
 
 // Where pass 2 writes one block: its (stage, warp) slot rows and the arrays, as plain pointers
 // so that the entry loop keeps them in registers.

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/formats/divide_by.hpp"
 #include "core/formats/tiled_ell_layout.hpp"
 #include "core/formats/tiled_ell_rows.hpp"
 #include "core/instantiate.hpp"
@@ -161,6 +162,7 @@ std::vector<std::vector<std::vector<I>>> rows_meeting_blocks(const TiledEll<V, I
         std::vector<std::uint64_t> bits(static_cast<std::size_t>(blocks * words), 0);
         std::vector<size_type> touched;
         std::vector<char> listed(static_cast<std::size_t>(blocks), 0);
+        const DivideBy block_of(br);
         size_type current = -1;
         auto flush = [&]() {
             const size_type r0 = current * a.config.block_rows;
@@ -178,7 +180,7 @@ std::vector<std::vector<std::vector<I>>> rows_meeting_blocks(const TiledEll<V, I
                 if (current >= 0) flush();
                 current = b;
             }
-            const size_type p = col / br, r = row - current * a.config.block_rows;
+            const size_type p = block_of(col), r = row - current * a.config.block_rows;
             if (!listed[p]) {
                 listed[p] = 1;
                 touched.push_back(p);
@@ -241,22 +243,35 @@ TransposeBlocks<I> find_blocks(const TiledEll<V, I>& a, size_type blocks, size_t
 }
 
 // Pass 2: entries per (row of Aᵀ, stage) and thread, in storage order: the stage of a row of A
-// is found among the first rows of the block's stages (a few).
+// is found among the first rows of the block's stages, from a cursor per block of Aᵀ that
+// follows the first row of A's current block (its rows lie within a block of it, so the search
+// takes a step or two; from the block's first stage it took half its stages per entry).
 template <typename V, typename I>
 std::vector<std::vector<std::uint32_t>> count_entries(const TiledEll<V, I>& a, const TransposeBlocks<I>& tb,
                                                       size_type br, size_type be, int threads) {
     const std::size_t keys = static_cast<std::size_t>(tb.stage_at.back() * br);
     const std::vector<I> first_row_of_stage = first_rows_of_stages(tb.rows_of, tb.base, tb.distinct, tb.stage_at, be);
+    const size_type blocks = static_cast<size_type>(tb.distinct.size());
     std::vector<std::vector<std::uint32_t>> count(static_cast<std::size_t>(threads));
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num();
         auto& mine = count[t];
         mine.assign(keys, 0);
-        walk_stored(a, tb.run[t], tb.run[t + 1], [&](size_type, I row, I col, V) {
-            const size_type p = col / br;
-            size_type s = tb.stage_at[p];
-            while (s + 1 < tb.stage_at[p + 1] && first_row_of_stage[s + 1] <= row) ++s;
+        const DivideBy block_of(br);
+        // Per block of Aᵀ: the stage of the first row of the block of A it was last met in.
+        std::vector<size_type> cursor(tb.stage_at.begin(), tb.stage_at.end() - 1);
+        std::vector<size_type> cursor_block(static_cast<std::size_t>(blocks), -1);
+        walk_stored(a, tb.run[t], tb.run[t + 1], [&](size_type b, I row, I col, V) {
+            const size_type p = block_of(col), end = tb.stage_at[p + 1];
+            size_type& c = cursor[p];
+            if (cursor_block[p] != b) {  // the thread's blocks of A ascend: the cursor only moves on
+                cursor_block[p] = b;
+                const size_type r0 = b * a.config.block_rows;
+                while (c + 1 < end && first_row_of_stage[c + 1] <= r0) ++c;
+            }
+            size_type s = c;
+            while (s + 1 < end && first_row_of_stage[s + 1] <= row) ++s;
             ++mine[s * br + (col - p * br)];
         });
     }
@@ -333,11 +348,12 @@ size_type fill_slots(const TiledEll<V, I>& a, TiledEll<V, I>& t, const Transpose
         RowBlock<V, I> block;
         std::vector<size_type> cursor(static_cast<std::size_t>(blocks), 0);
         const auto& mine = tb.rows_of[th];
+        const DivideBy block_of(br), stage_of(be);
         walk_run(a, tb.run[th], tb.run[th + 1], block, [&](I row, I col, V v) {
-            const size_type p = col / br;
+            const size_type p = block_of(col);
             size_type& c = cursor[p];
             while (mine[p][c] < row) ++c;
-            const size_type rank = tb.base[th][p] + c, s = rank / be, r = col - p * br;
+            const size_type rank = tb.base[th][p] + c, s = stage_of(rank), r = col - p * br;
             const size_type m = count[th][(tb.stage_at[p] + s) * br + r]++;
             const size_type slot = (t.warpdispl[(tb.stage_at[p] + s) * warps + r / w] + m) * w + r % w;
             out.set(slot, static_cast<std::uint16_t>(rank - s * be), v);
