@@ -44,7 +44,8 @@ __global__ void reduce_kernel(int* out) {
     const int lane = threadIdx.x;
     const int v = lane - 10;
     const unsigned u = unsigned(lane * 37 % 29);
-    int r[10] = {__reduce_add_sync(0xffffffffu, v), __reduce_min_sync(0xffffffffu, v), __reduce_max_sync(0xffffffffu, v),
+    int r[10] = {__reduce_add_sync(0xffffffffu, v), __reduce_min_sync(0xffffffffu, v),
+                 __reduce_max_sync(0xffffffffu, v),
                  int(__reduce_min_sync(0xffffffffu, u)), int(__reduce_max_sync(0xffffffffu, u)),
                  int(__reduce_and_sync(0xffffffffu, u | 0x100u)), int(__reduce_or_sync(0xffffffffu, u)),
                  int(__reduce_xor_sync(0xffffffffu, u)), 0, int(__match_any_sync(0xffffffffu, lane % 5))};

@@ -90,7 +90,8 @@ void lay_out_chunk(const Problem& p, const ChunkPlan& ch, const std::vector<size
     cs.order.resize(ch.a_tiles.size());
     for (std::size_t t = 0; t < cs.order.size(); ++t) cs.order[t] = t;
     std::sort(cs.order.begin(), cs.order.end(), [&](std::size_t x, std::size_t y) {
-        return std::pair(row_rank(x), as.col_idx()[ch.a_tiles[x]]) < std::pair(row_rank(y), as.col_idx()[ch.a_tiles[y]]);
+        return std::pair(row_rank(x), as.col_idx()[ch.a_tiles[x]]) <
+               std::pair(row_rank(y), as.col_idx()[ch.a_tiles[y]]);
     });
     cs.a_offset.assign(ch.a_tiles.size(), 0);
     for (std::size_t x = 0; x < cs.order.size(); ++x) {
@@ -173,10 +174,11 @@ void mark_final_c(const Problem& p, const Plan& plan, const BlockPlan& b, const 
             part.c_final = b.c_tiles.size();
             continue;
         }
-        const size_type next = rank[static_cast<std::size_t>(p.a_shape.row_of(ch.a_tiles[cs.order[cs.parts[q + 1].first]]))];
-        part.c_final = static_cast<std::size_t>(
-            std::partition_point(bs.c_order.begin(), bs.c_order.end(), [&](std::size_t c) { return rank_of_c(c) < next; }) -
-            bs.c_order.begin());
+        const size_type next_row = p.a_shape.row_of(ch.a_tiles[cs.order[cs.parts[q + 1].first]]);
+        const size_type next = rank[static_cast<std::size_t>(next_row)];
+        const auto final_end = std::partition_point(bs.c_order.begin(), bs.c_order.end(),
+                                                    [&](std::size_t c) { return rank_of_c(c) < next; });
+        part.c_final = static_cast<std::size_t>(final_end - bs.c_order.begin());
     }
 }
 

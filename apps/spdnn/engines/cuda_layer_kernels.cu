@@ -43,7 +43,9 @@ constexpr int max_threads(int factor) { return factor * static_cast<int>(sizeof(
 // six, R = 16 in 80 for three); R = 4 otherwise keeps 64 registers (four blocks) as before.
 constexpr int narrow_threads = 256;
 constexpr int usual_min_blocks(int factor) { return factor <= 4 ? 4 : factor == 8 ? 6 : factor == 16 ? 3 : 1; }
-int narrow_min_blocks(int factor, size_type resident) { return factor <= 8 && resident >= 8 ? 8 : usual_min_blocks(factor); }
+int narrow_min_blocks(int factor, size_type resident) {
+    return factor <= 8 && resident >= 8 ? 8 : usual_min_blocks(factor);
+}
 constexpr size_type registers_per_multiprocessor = 65536;  // sm_70 to sm_90
 
 // The staged columns sit max_stage_entries (made odd) apart: the R threads that stage one row

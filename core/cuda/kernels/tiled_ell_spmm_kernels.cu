@@ -211,7 +211,8 @@ void launch_tiled_as(const TiledArgs<V, I>& args, size_type blocks, DenseView<co
         const size_type n = std::min(per_launch, tiles - t0);
         TESSEL_LAUNCH(dim3(static_cast<unsigned>(blocks * n)), static_cast<unsigned>(args.block_rows),
                       static_cast<std::size_t>(shared_bytes), stream,
-                      tiled_ell_kernel<R, Wide, V, I>)(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R, b.cols, n, ep);
+                      tiled_ell_kernel<R, Wide, V, I>)(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R, b.cols, n,
+                                                       ep);
         TESSEL_CUDA_CHECK_LAUNCH();
     }
 }
