@@ -224,9 +224,9 @@ DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const Process
             bs.b_largest = std::max(bs.b_largest, v);
             at += round_up(v);
         }
-        const std::vector<size_type> rank = b.chunks.empty() ? std::vector<size_type>(
-                                                                    static_cast<std::size_t>(p.a_shape.rows()), -1)
-                                                              : rank_rows(p, b.chunks.back());
+        const std::vector<size_type> rank =
+            b.chunks.empty() ? std::vector<size_type>(static_cast<std::size_t>(p.a_shape.rows()), -1)
+                             : rank_rows(p, b.chunks.back());
         bs.c_order = order_c(plan, b, rank);
         bs.c_begin = at;
         bs.c_offset.assign(b.c_tiles.size(), 0);
