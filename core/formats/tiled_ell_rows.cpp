@@ -124,8 +124,6 @@ struct ThreadState {
     }
 };
 
-// The stage of a staged position, pos / be (the default be, 4096, is a power of two).
-using StageOf = DivideBy;
 
 // Where pass 2 writes one block: its (stage, warp) slot rows and the arrays, as plain pointers
 // so that the entry loop keeps them in registers.
@@ -142,7 +140,7 @@ struct BlockSlots {
 // `count`; false when an entry does not fit what pass 1 measured (the rows changed).
 template <bool Half, typename V, typename I>
 bool place_entries(const RowBlock<V, I>& rows, size_type r0, const ColumnSet& columns, const I* position,
-                   const StageOf& stage_of, const BlockSlots<V>& out, size_type* count) {
+                   const DivideBy& stage_of, const BlockSlots<V>& out, size_type* count) {
     constexpr size_type w = TiledEll<V, I>::warp_size;
     const size_type* rp = rows.row_ptr.data();
     const I* ci = rows.col.data();
@@ -199,7 +197,7 @@ TiledEll<V, I> tiled_ell_from_row_blocks(size_type rows, size_type cols, const R
     constexpr size_type w = TiledEll<V, I>::warp_size;
     const size_type br = config.block_rows, be = config.buffer_entries, warps = br / w;
     const size_type blocks = (rows + br - 1) / br;
-    const StageOf stage_of(be);
+    const DivideBy stage_of(be);
     std::vector<std::vector<I>> maps(static_cast<std::size_t>(blocks));
     std::vector<std::vector<size_type>> widths(static_cast<std::size_t>(blocks));
     std::vector<size_type> distinct(static_cast<std::size_t>(blocks)), block_nnz(static_cast<std::size_t>(blocks));

@@ -141,14 +141,12 @@ template <typename T>
 std::unique_ptr<Device<T>> take_device(int id) {
     auto& kept = kept_devices<T>();
     std::lock_guard<std::mutex> lock(kept.mutex);
-    for (auto& d : kept.devices)
-        if (d && d->id == id) {
-            auto out = std::move(d);
-            std::erase(kept.devices, nullptr);
-            out->start_run();
-            return out;
-        }
-    return std::make_unique<Device<T>>();
+    const auto at = std::find_if(kept.devices.begin(), kept.devices.end(), [id](const auto& d) { return d->id == id; });
+    if (at == kept.devices.end()) return std::make_unique<Device<T>>();
+    auto out = std::move(*at);
+    kept.devices.erase(at);
+    out->start_run();
+    return out;
 }
 
 template <typename T>

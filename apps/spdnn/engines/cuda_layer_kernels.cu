@@ -5,6 +5,7 @@
 #include <string>
 
 #include "apps/spdnn/engines/cuda_layer_kernels.hpp"
+#include "core/cuda/kernels/slot_sums.hpp"
 #include "core/cuda/runtime/cuda_check.hpp"
 #include "core/cuda/runtime/device_code.hpp"
 #include "core/cuda/runtime/device_limits.hpp"
@@ -86,33 +87,6 @@ __device__ __forceinline__ void stage_columns(cuda::SharedPtr<Value> buf, const 
     }
 }
 
-// acc[kk] += the slots [m, slot_end) of this lane's row against staged column kk, in slot
-// order; a batch's values and indices loaded before its sums (one dependent load per turn, as
-// first written, left a late layer's blocks waiting on each of their 32 slots).
-template <int R>
-__device__ __forceinline__ void sum_slots(Value (&acc)[R], const LayerArrays& w, cuda::SharedPtr<Value> buf,
-                                          int stride, int lane, size_type m, size_type slot_end) {
-    for (; m + slot_batch <= slot_end; m += slot_batch) {
-        Value v[slot_batch];
-        int idx[slot_batch];
-#pragma unroll
-        for (int u = 0; u < slot_batch; ++u) {
-            v[u] = w.values[(m + u) * warp_size + lane];
-            idx[u] = w.index[(m + u) * warp_size + lane];
-        }
-#pragma unroll
-        for (int u = 0; u < slot_batch; ++u)
-#pragma unroll
-            for (int kk = 0; kk < R; ++kk) acc[kk] += v[u] * buf[kk * stride + idx[u]];
-    }
-    for (; m < slot_end; ++m) {
-        const Value v = w.values[m * warp_size + lane];
-        const int idx = w.index[m * warp_size + lane];
-#pragma unroll
-        for (int kk = 0; kk < R; ++kk) acc[kk] += v * buf[kk * stride + idx];
-    }
-}
-
 // One block per row block (blockDim.x == block_rows) and column tile k0 .. k0+R, for the tiles
 // blockIdx.y, blockIdx.y + gridDim.y, ... below *count. Per stage the block's mapped rows of
 // the input, columns src[k0 ..], are staged in shared memory (buf[kk*stride + n] = in(map[n],
@@ -146,7 +120,8 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
             __syncthreads();
             // The warp's ELL slots of this stage: lane r of slot m is entry m*32 + r.
             const size_type* wd = w.warpdispl + s * warps + warp;
-            sum_slots<R>(acc, w, buf, stride, lane, wd[0], wd[1]);
+            cuda::detail::sum_slots<R, slot_batch>(acc, [&](size_type e) { return w.values[e]; }, w.index, buf, stride,
+                                                   lane, wd[0], wd[1]);
             __syncthreads();  // the next stage (or tile) overwrites the buffer
         }
         const bool mine = row < w.rows;

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "core/cuda/device_spmm.hpp"
+#include "core/cuda/kernels/slot_sums.hpp"
 #include "core/cuda/kernels/spmm_launch.hpp"
 #include "core/cuda/kernels/tiled_ell_args.hpp"
 #include "core/cuda/runtime/cuda_check.hpp"
@@ -144,28 +145,8 @@ __global__ void __launch_bounds__(tiled_max_threads<R, V>(), 1)
         __syncthreads();
         // The warp's ELL slots of this stage: lane r of slot m is entry m*32 + r (coalesced).
         const size_type* wd = a.warpdispl + s * a.warps_per_block + warp;
-        const size_type slot_end = wd[1];
-        size_type m = wd[0];
-        // slots_in_flight slot rows' loads first, then their sums in the same order as one by one.
-        for (; m + slots_in_flight <= slot_end; m += slots_in_flight) {
-            V v[slots_in_flight];
-            int idx[slots_in_flight];
-#pragma unroll
-            for (int u = 0; u < slots_in_flight; ++u) {
-                v[u] = slot_value(a, (m + u) * warp_size + lane);
-                idx[u] = a.index[(m + u) * warp_size + lane];
-            }
-#pragma unroll
-            for (int u = 0; u < slots_in_flight; ++u)
-#pragma unroll
-                for (int kk = 0; kk < R; ++kk) acc[kk] += v[u] * buf[kk * stride + idx[u]];
-        }
-        for (; m < slot_end; ++m) {
-            const V v = slot_value(a, m * warp_size + lane);
-            const int idx = a.index[m * warp_size + lane];
-#pragma unroll
-            for (int kk = 0; kk < R; ++kk) acc[kk] += v * buf[kk * stride + idx];
-        }
+        detail::sum_slots<R, slots_in_flight>(acc, [&](size_type e) { return slot_value(a, e); }, a.index, buf, stride,
+                                              lane, wd[0], wd[1]);
         __syncthreads();  // the next stage overwrites the buffer
     }
 

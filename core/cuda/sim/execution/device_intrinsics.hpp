@@ -95,32 +95,39 @@ inline int __all_sync(unsigned mask, int predicate) {
 }
 
 // The sm_80 warp reductions (redux.sync) on 32-bit values, and __match_any_sync (sm_70).
+namespace tessel::sim {
+template <typename T>
+T warp_reduce(WarpOp op, unsigned mask, T value) {
+    static_assert(sizeof(T) == 4, "the warp reductions take 32-bit values");
+    return T(warp_collective(op, mask, std::uint32_t(value), std::is_signed_v<T> ? 1 : 0, 32));
+}
+}  // namespace tessel::sim
 inline unsigned __reduce_add_sync(unsigned mask, unsigned value) {
-    return unsigned(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_add, mask, value, 0, 32));
+    return ::tessel::sim::warp_reduce(::tessel::sim::WarpOp::reduce_add, mask, value);
 }
 inline int __reduce_add_sync(unsigned mask, int value) {
-    return int(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_add, mask, unsigned(value), 1, 32));
+    return ::tessel::sim::warp_reduce(::tessel::sim::WarpOp::reduce_add, mask, value);
 }
 inline unsigned __reduce_min_sync(unsigned mask, unsigned value) {
-    return unsigned(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_min, mask, value, 0, 32));
+    return ::tessel::sim::warp_reduce(::tessel::sim::WarpOp::reduce_min, mask, value);
 }
 inline int __reduce_min_sync(unsigned mask, int value) {
-    return int(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_min, mask, unsigned(value), 1, 32));
+    return ::tessel::sim::warp_reduce(::tessel::sim::WarpOp::reduce_min, mask, value);
 }
 inline unsigned __reduce_max_sync(unsigned mask, unsigned value) {
-    return unsigned(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_max, mask, value, 0, 32));
+    return ::tessel::sim::warp_reduce(::tessel::sim::WarpOp::reduce_max, mask, value);
 }
 inline int __reduce_max_sync(unsigned mask, int value) {
-    return int(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_max, mask, unsigned(value), 1, 32));
+    return ::tessel::sim::warp_reduce(::tessel::sim::WarpOp::reduce_max, mask, value);
 }
 inline unsigned __reduce_and_sync(unsigned mask, unsigned value) {
-    return unsigned(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_and, mask, value, 0, 32));
+    return ::tessel::sim::warp_reduce(::tessel::sim::WarpOp::reduce_and, mask, value);
 }
 inline unsigned __reduce_or_sync(unsigned mask, unsigned value) {
-    return unsigned(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_or, mask, value, 0, 32));
+    return ::tessel::sim::warp_reduce(::tessel::sim::WarpOp::reduce_or, mask, value);
 }
 inline unsigned __reduce_xor_sync(unsigned mask, unsigned value) {
-    return unsigned(::tessel::sim::warp_collective(::tessel::sim::WarpOp::reduce_xor, mask, value, 0, 32));
+    return ::tessel::sim::warp_reduce(::tessel::sim::WarpOp::reduce_xor, mask, value);
 }
 template <typename T>
 unsigned __match_any_sync(unsigned mask, T value) {
