@@ -9,11 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apps/xct/driver/memory_estimate.hpp"
 #include "apps/xct/geometry/geometry.hpp"
 #include "apps/xct/operator/ordering.hpp"
-#include "apps/xct/operator/system_matrix.hpp"
 #include "apps/xct/operator/tiled_system_matrix.hpp"
+#include "bench/xct/operator_fits.hpp"
 #include "core/formats/tiled_ell_bank_order.hpp"
 #include "core/error.hpp"
 #include "core/metrics.hpp"
@@ -37,21 +36,6 @@ nlohmann::json order_and_report(const char* name, TiledEll<float, Index>& m) {
             {"host_seconds", seconds}};
 }
 
-// True (with one line) when A and Aᵀ of `g` would not fit 90 % of the available memory.
-bool too_big(const Geometry& g) {
-    MemoryPlan plan;
-    plan.nnz = estimate_nnz(g);
-    plan.pixels = g.num_pixels();
-    plan.rays = g.num_rays();
-    plan.slices = plan.round_slices = 0;
-    const double need = estimate_memory(plan).total(), available = available_memory();
-    if (!(available > 0 && need > 0.9 * available)) return false;
-    std::fprintf(stderr, "tessel-bench-bank-order: %lld^2 x %lld angles needs about %s for A and A^T, %s available\n",
-                 static_cast<long long>(g.n), static_cast<long long>(g.num_theta()), format_bytes(need).c_str(),
-                 format_bytes(available).c_str());
-    return true;
-}
-
 }  // namespace
 
 int run(int argc, char** argv) {
@@ -67,7 +51,7 @@ int run(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
     if (!json.empty()) io::check_writable(json, "--json");
     const Geometry g{n, n, uniform_angles(angles)};
-    if (too_big(g)) return 1;
+    if (!bench::operator_fits(g, "tessel-bench-bank-order")) return 1;
     const TiledEllConfig config{block_rows, buffer_entries};
     auto ops = build_tiled_operators<float>(g, make_ordering(g, DomainOrder::hilbert), config);
     std::printf("xct %lld^2 x %lld angles, Hilbert order, tiled ELL %lld x %lld\n", static_cast<long long>(n),
