@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# A short second device call after a change (about 3 minutes on an H200): `ctest -L cuda`, the
+# A short second device call after a change (about 5 minutes on an H200): `ctest -L cuda`, the
 # xct CGLS case A B A B against an earlier tessel-xct (bench/gpu/ab_xct.sh), the xct variants
-# and the 1024² case with their metrics, spdnn 1024 and 4096 x 120 on cuda, abcd's synthetic
+# and the 1024² case with their metrics, spdnn 1024 and 4096 x 120 on cuda (also at block rows
+# 512 and 1024, and xct's stored case at 512), abcd's synthetic
 # case (its device setup in parts; A B A B against an earlier tessel-abcd), Nsight Systems' sums for spdnn 1024 and abcd, and Nsight
 # Compute on the two tiled ELL products of one stored iteration. Run after run_bundle.sh ... unpack.
 # usage: bench/gpu/recheck.sh BUILD_DIR OUT_DIR [EARLIER_TESSEL_XCT [EARLIER_TESSEL_SPDNN]]
@@ -30,6 +31,26 @@ for n in 1024 4096; do
     --check "$tmp/d$n/neuron$n-l120-categories.tsv" --metrics "$out/spdnn-$n.json" > "$out/spdnn-$n.log" 2>&1
   echo "spdnn $n: $(grep -E 'check:|inference:' "$out/spdnn-$n.log" | tr '\n' ' ' | cut -c1-200)"
   rm -rf "$tmp/d$n"
+done
+# Block rows 512 and 1024 against the default 256 (a tile's inputs staged once for 2 or 4 of
+# the 1024 neurons' row blocks; the kernel variants sized for 2048 threads per SM), spdnn 1024
+# and 4096, then xct's stored case with blocks of 512 rows.
+for n in 1024 4096; do
+  timeout 60 "$S" generate --neurons $n --layers 120 --images 60000 --binary --out "$tmp/b$n" > /dev/null 2>&1
+  for rows in 256 512 1024; do
+    timeout 60 "$S" infer --network "$tmp/b$n" --neurons $n --layers 120 --backend cuda --kernel core --repeat 3 \
+      --block-rows $rows --check "$tmp/b$n/neuron$n-l120-categories.tsv" --metrics "$out/spdnn-$n-r$rows.json" \
+      > "$out/spdnn-$n-r$rows.log" 2>&1
+    echo "spdnn $n rows $rows: exit $?, $(grep -E 'inference:' "$out/spdnn-$n-r$rows.log" | cut -c1-60)" \
+      "$(grep -o 'check: [A-Z]*' "$out/spdnn-$n-r$rows.log")"
+  done
+  rm -rf "$tmp/b$n"
+done
+for entries in 768 1024; do
+  name=xct-r512-e$entries
+  timeout 60 $X --transpose stored --iterations 24 --block-rows 512 --buffer-entries $entries \
+    --metrics "$out/$name.json" --output "$tmp/o.h5" > "$out/$name.log" 2>&1
+  echo "$name: exit $?, median $(median_ms "$out/$name.log" 16) ms"
 done
 # abcd's executor with its device setup in parts (schedule, streams and handles, buffers, upload).
 timeout 60 "$B/apps/ccsd_abcd/tessel-abcd" --generator synthetic --m 8000 --n 24000 --tile-min 512 --tile-max 2048 \

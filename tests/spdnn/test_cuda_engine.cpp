@@ -77,7 +77,8 @@ TEST_CASE("cuda engine equals the core engine layer by layer", "[cuda][spdnn]") 
     const auto& net = network();
     const auto ep = Epilogue<Value>::bias_relu_cap(net.bias, activation_cap);
     const auto rows = all_rows();
-    // Block rows up to 256 run the kernel compiled for several blocks per multiprocessor, 512
+    // Block rows up to 256 run the kernel compiled for several blocks of 256 per multiprocessor,
+    // 512 and 1024 at R <= 8 those compiled for 2048 threads per multiprocessor, 1024 at R = 16
     // the one compiled for 1024 threads.
     struct Case {
         bool stable, compaction, reorder;
@@ -85,7 +86,8 @@ TEST_CASE("cuda engine equals the core engine layer by layer", "[cuda][spdnn]") 
         size_type block_rows;
     };
     for (auto c : {Case{true, true, false, 0, 256}, Case{false, true, true, 8, 128}, Case{true, false, false, 4, 512},
-                   Case{false, false, false, 32, 256}}) {
+                   Case{false, false, false, 32, 256}, Case{true, true, true, 0, 1024},
+                   Case{false, true, false, 16, 1024}}) {
         CAPTURE(c.stable, c.compaction, c.reorder, c.factor, c.block_rows);
         auto weights = resident_weights(net, weight_layout(neurons, c.block_rows, c.reorder ? 1 : 0));
         const EngineOptions cpu_options{neurons, c.factor, c.compaction, true, net.layer_count()};
@@ -253,10 +255,21 @@ TEST_CASE("cuda layer plan: the kernel's registers leave room for the blocks sha
     CHECK(plan(1024, 0).min_blocks == 6);
     CHECK(plan(1024, 16).min_blocks == 3);
     CHECK(plan(1024, 4).min_blocks == 8);
-    // Blocks of more than 256 threads: the variant compiled for 1024 threads.
+    CHECK(plan(1024, 0).variant_threads == 256);
+    // Blocks of 512 and 1024 rows at R <= 8: the variants for 2048 threads per SM.
     w.block_rows = 512;
     w.num_blocks = 8;
-    CHECK(plan(288, 8).min_blocks == 1);
+    CHECK(plan(288, 8).variant_threads == 512);
+    CHECK(plan(288, 8).min_blocks == 4);
+    CHECK(plan(1024, 4).min_blocks == 4);
+    w.block_rows = 1024;
+    w.num_blocks = 4;
+    CHECK(plan(1024, 0).register_factor == 8);
+    CHECK(plan(1024, 0).variant_threads == 1024);
+    CHECK(plan(1024, 0).min_blocks == 2);
+    // 16 columns: 64 KiB stages, three blocks of shared memory but not two of 1024 threads'
+    // registers at 32 each: the variant compiled for 1024 threads alone.
+    CHECK(plan(1024, 16).min_blocks == 1);
 }
 
 TEST_CASE("cuda compact_live equals a host loop over many chunks of flags", "[cuda][spdnn]") {

@@ -368,8 +368,9 @@ InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const 
     // Before the timed layers, like the resident weights' upload: on cuda the images' page-locking.
     result.phases.add("keep_images", keep_images_s);
     result.device_traffic = device_traffic::to_json();
-    // The cuda engine picks its register tile at the first layer.
+    // The cuda engine picks its register tile and kernel variant at the first layer.
     if (const int r = engine->register_factor(); r > 0) result.register_factor = r;
+    result.kernel = engine->name();
     return result;
 }
 

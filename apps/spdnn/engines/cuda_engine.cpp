@@ -76,8 +76,15 @@ public:
     CudaEngine& operator=(const CudaEngine&) = delete;
 
     std::string name() const override {
-        return cusparse_ ? "cuda cuSPARSE SpMM + separate activation kernel + compaction"
-                         : "cuda fused tiled-ELL layer (staged gather, live flags) + device compaction";
+        if (cusparse_) return "cuda cuSPARSE SpMM + separate activation kernel + compaction";
+        // Once planned: the block size and the resident blocks the kernel variant is sized for.
+        std::string variant;
+        if (plan_)
+            variant = "; blocks of " + std::to_string(plan_key_.block_rows) + " rows, stages of up to " +
+                      std::to_string(plan_key_.stage_entries) + " inputs, kernel for " +
+                      std::to_string(plan_->min_blocks) + " x " + std::to_string(plan_->variant_threads) +
+                      " threads per SM";
+        return "cuda fused tiled-ELL layer (staged gather, live flags" + variant + ") + device compaction";
     }
     int register_factor() const override { return cusparse_ ? 0 : (used_factor_ ? used_factor_ : register_factor_); }
 

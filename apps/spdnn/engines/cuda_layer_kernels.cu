@@ -42,11 +42,25 @@ constexpr int max_threads(int factor) { return factor * static_cast<int>(sizeof(
 // (the default 256 block rows) take the variant for as many blocks as shared memory and threads
 // allow (ptxas sm_90, no spills: R = 4 and 8 in 32 registers for eight blocks, R = 8 in 40 for
 // six, R = 16 in 80 for three); R = 4 otherwise keeps 64 registers (four blocks) as before.
+// Blocks of 512 or 1024 rows stage each input once for four or all of the 1024 neurons' row
+// blocks (a thread stages 16 or 8 values per tile instead of 32): at R <= 8 they take the
+// variant for a full SM of 2048 threads (32 registers) when shared memory holds that many.
 constexpr int narrow_threads = 256;
+constexpr int full_sm_threads = 2048;
 constexpr int usual_min_blocks(int factor) { return factor <= 4 ? 4 : factor == 8 ? 6 : factor == 16 ? 3 : 1; }
-int narrow_min_blocks(int factor, size_type resident) {
-    return factor <= 8 && resident >= 8 ? 8 : usual_min_blocks(factor);
+
+// A kernel variant: the block size it is compiled for and the resident blocks it is sized for.
+struct Variant {
+    int threads, min_blocks;
+};
+Variant variant_for(int factor, size_type block_rows, size_type resident) {
+    if (block_rows <= narrow_threads)
+        return {narrow_threads, factor <= 8 && resident >= 8 ? 8 : usual_min_blocks(factor)};
+    const int wide = block_rows <= 512 ? 512 : 1024;
+    if (factor <= 8 && resident * wide >= full_sm_threads) return {wide, full_sm_threads / wide};
+    return {max_threads(factor), 1};
 }
+
 constexpr size_type registers_per_multiprocessor = 65536;  // sm_70 to sm_90
 
 // The staged columns sit max_stage_entries (made odd) apart: the R threads that stage one row
@@ -158,16 +172,16 @@ void launch_variant(const LayerArrays& w, const Columns& cols, const Epilogue<Va
 template <int R>
 void launch_fused(const LayerArrays& w, const Columns& cols, const Epilogue<Value>& ep, const LayerLaunch& launch,
                   cudaStream_t stream) {
-    if (w.block_rows > narrow_threads)
-        launch_variant<R, max_threads(R), 1>(w, cols, ep, launch, stream);
-    else if constexpr (R <= 8) {
-        if (launch.min_blocks == 8)
-            launch_variant<R, narrow_threads, 8>(w, cols, ep, launch, stream);
-        else
-            launch_variant<R, narrow_threads, usual_min_blocks(R)>(w, cols, ep, launch, stream);
-    } else {
-        launch_variant<R, narrow_threads, usual_min_blocks(R)>(w, cols, ep, launch, stream);
+    const int threads = launch.variant_threads, blocks = launch.min_blocks;
+    if constexpr (R <= 8) {
+        if (threads == narrow_threads && blocks == 8)
+            return launch_variant<R, narrow_threads, 8>(w, cols, ep, launch, stream);
+        if (threads == 512 && blocks == 4) return launch_variant<R, 512, 4>(w, cols, ep, launch, stream);
+        if (threads == 1024 && blocks == 2) return launch_variant<R, 1024, 2>(w, cols, ep, launch, stream);
     }
+    if (threads == narrow_threads)
+        return launch_variant<R, narrow_threads, usual_min_blocks(R)>(w, cols, ep, launch, stream);
+    launch_variant<R, max_threads(R), 1>(w, cols, ep, launch, stream);
 }
 
 // Resident blocks per multiprocessor that a variant compiled for `threads` threads per
@@ -300,14 +314,16 @@ LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int requeste
     const size_type tiles = std::max<size_type>(1, (max_columns + factor - 1) / factor);
     const size_type resident = std::min(limits.shared_per_multiprocessor / std::max<size_type>(launch.shared_bytes, 1),
                                         size_type(2048) / w.block_rows);
-    const bool narrow = w.block_rows <= narrow_threads;
-    launch.min_blocks = narrow ? narrow_min_blocks(factor, resident) : 1;
-    const size_type compiled_threads = narrow ? size_type(narrow_threads) * launch.min_blocks : max_threads(factor);
+    const Variant variant = variant_for(factor, w.block_rows, resident);
+    launch.variant_threads = variant.threads;
+    launch.min_blocks = variant.min_blocks;
+    const size_type compiled_threads = size_type(variant.threads) * variant.min_blocks;
     const size_type per_sm =
         std::max<size_type>(1, std::min(resident, blocks_by_registers(compiled_threads, w.block_rows)));
     const size_type wanted = waves * per_sm * std::max(limits.sm_count, 1);
     const size_type row_blocks = std::max<size_type>(w.num_blocks, 1);
-    launch.column_blocks = std::clamp<size_type>((wanted + row_blocks - 1) / row_blocks, 1, std::min(tiles, size_type(65535)));
+    launch.column_blocks =
+        std::clamp<size_type>((wanted + row_blocks - 1) / row_blocks, 1, std::min(tiles, size_type(65535)));
     return launch;
 }
 

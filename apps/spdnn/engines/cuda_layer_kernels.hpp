@@ -51,7 +51,8 @@ struct LayerLaunch {
     int register_factor = 0;
     size_type shared_bytes = 0;
     size_type column_blocks = 0;  // grid.y; each block strides over the column tiles
-    int min_blocks = 1;           // the kernel variant: resident blocks per SM its registers allow
+    int variant_threads = 1024;   // the kernel variant: the block size it is compiled for
+    int min_blocks = 1;           // and the resident blocks per SM its registers allow
     size_type shared_without_optin = 0;  // the device's limits, bytes per block
     size_type shared_optin = 0;
 };
