@@ -133,34 +133,43 @@ TEST_CASE("cuda engine: kept images go up as pinned copies and give the same lay
     const EngineOptions options{neurons, 0, true, true, net.layer_count()};
     auto pageable = make_cuda_engine(options, KernelChoice::core);
     auto pinned = make_cuda_engine(options, KernelChoice::core);
-    // A batch's copies up: its row offsets and ids (host vectors, pageable) and the images'
-    // columns and values, pageable unless kept (page-locking holds for the whole process, so
-    // the engine that keeps nothing starts its batch first).
-    auto pageable_copies_of_batch = [&](Engine& e) {
+    // A batch's copies up: its row offsets and ids (through the engine's pinned buffers) and the
+    // images' columns and values, pageable unless kept (page-locking holds for the whole
+    // process, so the engine that keeps nothing starts its batch first).
+    auto pageable_copies_of_batch = [&](Engine& e, const std::vector<std::int64_t>& batch) {
         e.reserve(images().rows());
         const auto before = device_traffic::counts(device_traffic::current_phase());
-        e.start_batch(images(), rows);
+        e.start_batch(images(), batch);
         const auto after = device_traffic::counts(device_traffic::current_phase());
         CHECK(after.copies - before.copies == 4);
         return after.pageable_copies - before.pageable_copies;
     };
-    CHECK(pageable_copies_of_batch(*pageable) == 4);
-    pinned->keep_images(images());
-    CHECK(pageable_copies_of_batch(*pinned) == 2);
-    for (size_type k = 0; k < net.layer_count(); ++k) {
-        CAPTURE(k);
-        LayerTimes times;
-        const auto& wt = weights->get(k).ell;
-        for (Engine* e : {pageable.get(), pinned.get()}) {
-            if (k == 0)
-                e->first_layer(wt, images(), rows, ep, times);
-            else
-                e->layer(k, wt, ep, times);
+    auto same_layers = [&](const std::vector<std::int64_t>& batch) {
+        for (size_type k = 0; k < net.layer_count(); ++k) {
+            CAPTURE(k);
+            LayerTimes times;
+            const auto& wt = weights->get(k).ell;
+            for (Engine* e : {pageable.get(), pinned.get()}) {
+                if (k == 0)
+                    e->first_layer(wt, images(), batch, ep, times);
+                else
+                    e->layer(k, wt, ep, times);
+            }
+            const Snapshot want = snapshot(*pageable), got = snapshot(*pinned);
+            REQUIRE(got.ids == want.ids);
+            CHECK(got.rows == want.rows);
         }
-        const Snapshot want = snapshot(*pageable), got = snapshot(*pinned);
-        REQUIRE(got.ids == want.ids);
-        CHECK(got.rows == want.rows);
-    }
+    };
+    CHECK(pageable_copies_of_batch(*pageable, rows) == 2);
+    pinned->keep_images(images());
+    CHECK(pageable_copies_of_batch(*pinned, rows) == 0);
+    same_layers(rows);
+    // A second batch over the same pinned buffers, its images out of order: packed on the host
+    // (pageable) in both engines.
+    const std::vector<std::int64_t> reversed(rows.rbegin(), rows.rend());
+    CHECK(pageable_copies_of_batch(*pageable, reversed) == 2);
+    CHECK(pageable_copies_of_batch(*pinned, reversed) == 2);
+    same_layers(reversed);
 }
 
 TEST_CASE("cuda inference: cpu categories, no host wait and at most 32 bytes per layer", "[cuda][spdnn]") {
