@@ -46,12 +46,18 @@ for n in 1024 4096; do
   done
   rm -rf "$tmp/b$n"
 done
-for entries in 768 1024; do
-  name=xct-r512-e$entries
-  timeout 60 $X --transpose stored --iterations 24 --block-rows 512 --buffer-entries $entries \
+# xct's stored case: stages of 512 and 640 entries, where core's kernel variant for six blocks
+# of 256 per SM (40 registers) runs instead of four (the default 768: 64 registers either way),
+# and blocks of 512 rows; then the 1024² case at 512 entries.
+for shape in 256:512 256:640 256:768 512:768 512:1024; do
+  name=xct-r${shape%:*}-e${shape#*:}
+  timeout 60 $X --transpose stored --iterations 24 --block-rows ${shape%:*} --buffer-entries ${shape#*:} \
     --metrics "$out/$name.json" --output "$tmp/o.h5" > "$out/$name.log" 2>&1
   echo "$name: exit $?, median $(median_ms "$out/$name.log" 16) ms"
 done
+timeout 60 "$B/apps/xct/tessel-xct" --phantom 1024 --angles 1500 --num-slices 64 --iterations 4 --backend cuda \
+  --buffer-entries 512 --metrics "$out/xct-big-e512.json" --output "$tmp/f.h5" > "$out/xct-big-e512.log" 2>&1
+echo "xct-big-e512: $(grep -o 'done:.*' "$out/xct-big-e512.log" | cut -c1-140)"
 # abcd's executor with its device setup in parts (schedule, streams and handles, buffers, upload).
 timeout 60 "$B/apps/ccsd_abcd/tessel-abcd" --generator synthetic --m 8000 --n 24000 --tile-min 512 --tile-max 2048 \
   --density-a 0.3 --density-b 0.2 --backend cuda --repeat 3 --metrics "$out/abcd.json" > "$out/abcd.log" 2>&1

@@ -56,6 +56,10 @@ struct TiledEllLaunch {
     size_type shared_bytes = 0;
     /// Threads per block (the tiled ELL block_rows).
     size_type block_threads = 0;
+    /// The kernel variant of the main launch: the resident blocks per multiprocessor its
+    /// registers are sized for (6 where blocks of up to 256 rows and their stages allow more
+    /// than the four that 64 registers do; else 1: compiled for 1024 or 512 threads).
+    int min_blocks = 1;
     /// Launches after the main one for the columns left over (halving widths).
     int tail_launches = 0;
 };

@@ -14,6 +14,7 @@
 
 #if defined(TESSEL_HAVE_CUDA)
 #include "core/cuda/device_spmm.hpp"
+#include "core/cuda/runtime/device_limits.hpp"
 #endif
 
 using namespace tessel;
@@ -147,6 +148,46 @@ TEMPLATE_TEST_CASE("tiled ell whose stage needs more than 48 KiB of shared memor
     TESSEL_CUDA_CHECK(cudaMemcpyAsync(got.data(), dc.data(), got.size() * sizeof(V), cudaMemcpyDeviceToHost, stream.s));
     TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream.s));
     CHECK(count_bad(a, expected, got, k) == 0);
+}
+
+TEST_CASE("tiled ell with room for six blocks per multiprocessor runs the kernel sized for them", "[cuda][device]") {
+    if (!tessel::cuda::device_available()) {
+        WARN("skipped: no CUDA device");
+        return;
+    }
+    if (cuda::detail::current_device_limits().shared_per_multiprocessor < 228 * 1024) {
+        WARN("skipped: the expected variants are those of a device with 228 KiB of shared memory per SM");
+        return;
+    }
+    const auto a = generate::power_law<float, std::int32_t>(900, 6000, 30.0, 2.1, 8);
+    const size_type k = 21;  // a tile of 16, then tails of 4 and 1 (each its own variant)
+    const auto b = generate::random_dense<float>(a.cols(), k, Layout::row_major, 9);
+    DenseMatrix<float> expected(a.rows(), k);
+    reference::spmm<float, std::int32_t>(a, b.view(), expected.view());
+    // 512-entry stages of 16 floats: 32 KiB, six blocks of 256 by shared memory, four by the
+    // usual variant's registers; 1024 entries: 64 KiB, three blocks; blocks of 512 rows: never.
+    struct Case {
+        size_type block_rows, entries;
+        int min_blocks;
+    };
+    for (const Case c : {Case{256, 512, 6}, Case{256, 1024, 1}, Case{512, 256, 1}, Case{128, 256, 6}}) {
+        INFO("block rows " << c.block_rows << ", stage " << c.entries);
+        TiledEllConfig config;
+        config.block_rows = c.block_rows;
+        config.buffer_entries = c.entries;
+        Stream stream;
+        cuda::DeviceTiledEll<float, std::int32_t> dt(tiled_ell_from_csr(a, config), stream.s);
+        CHECK(cuda::device::plan_tiled_ell(dt, k, 16).min_blocks == c.min_blocks);
+        cuda::DeviceDense<float> db(a.cols(), k), dc(a.rows(), k);
+        db.upload(b.view(), stream.s);
+        const auto ran = cuda::device::spmm_tiled_ell(dt, db.view(), dc.view(), Epilogue<float>{}, 16, stream.s);
+        CHECK(ran.min_blocks == c.min_blocks);
+        std::vector<float> got(static_cast<std::size_t>(a.rows() * k));
+        TESSEL_CUDA_CHECK(cudaMemcpyAsync(got.data(), dc.data(), got.size() * sizeof(float), cudaMemcpyDeviceToHost,
+                                          stream.s));
+        TESSEL_CUDA_CHECK(cudaStreamSynchronize(stream.s));
+        CHECK(count_bad(a, expected, got, k) == 0);
+    }
 }
 
 TEST_CASE("device buffers move, round-trip and check their bounds", "[cuda][device]") {

@@ -35,6 +35,36 @@ int tiled_max_threads(int factor, std::size_t value_size) {
     return factor * static_cast<int>(value_size) >= 128 ? 512 : 1024;
 }
 
+// Compiled for 1024 threads the kernel gets 64 registers, four blocks of 256 per SM, whatever
+// its stage allows. Float tiles of up to 16 columns in blocks of at most many_threads rows whose
+// stages leave room for more take a variant sized for many_blocks of them (40 registers; ptxas
+// sm_90: no spills, where double tiles of 8 spill): xct's 16 columns with 512-entry stages, six
+// blocks per SM.
+constexpr int many_threads = 256;
+constexpr int many_blocks = 6;
+constexpr int registers_per_multiprocessor = 65536;  // sm_70 to sm_90
+constexpr bool has_many_variant(int factor, std::size_t value_size) { return value_size == 4 && factor <= 16; }
+template <int R, typename V>
+constexpr bool has_many_variant() {
+    return has_many_variant(R, sizeof(V));
+}
+template <int R, int MinBlocks, typename V>
+constexpr int launch_threads() {
+    return MinBlocks > 1 ? many_threads : tiled_max_threads<R, V>();
+}
+
+// True when blocks of block_rows threads with `shared_bytes` each take the many-blocks variant:
+// shared memory holds more of them than the 64 registers of the usual variant allow.
+bool runs_many(int factor, std::size_t value_size, size_type block_rows, size_type shared_bytes,
+               const detail::DeviceLimits& limits) {
+    if (!has_many_variant(factor, value_size) || block_rows > many_threads) return false;
+    constexpr size_type reserved_per_block = 1024;  // the runtime's own shared memory per block
+    const size_type by_shared = limits.shared_per_multiprocessor / (shared_bytes + reserved_per_block);
+    const size_type usual_registers = registers_per_multiprocessor / tiled_max_threads(factor, value_size);
+    const size_type by_usual_registers = registers_per_multiprocessor / (usual_registers * block_rows);
+    return by_shared > by_usual_registers;
+}
+
 using detail::TiledArgs;
 
 // 16 bytes of values, loaded and stored as one access where the address allows (LDG.128).
@@ -118,8 +148,8 @@ __device__ __forceinline__ V slot_value(const TiledArgs<V, I>& a, size_type e) {
 // every tile streamed all of A from memory again: 8 times in xct's 1024² case of 128 columns
 // at R = 16). Columns at or beyond k_end (only in a tail launch) are
 // neither loaded nor written. Shared memory: buf[kk*stage_stride + n] holds B[map[n], k0+kk].
-template <int R, bool Wide, typename V, typename I>
-__global__ void __launch_bounds__(tiled_max_threads<R, V>(), 1)
+template <int R, bool Wide, int MinBlocks, typename V, typename I>
+__global__ void __launch_bounds__(launch_threads<R, MinBlocks, V>(), MinBlocks)
     tiled_ell_kernel(TiledArgs<V, I> a, const V* __restrict__ b, size_type ldb,
                      V* __restrict__ c, size_type ldc, size_type k_first, size_type k_end, size_type tiles,
                      Epilogue<V> ep) {
@@ -174,12 +204,12 @@ bool wide_staging(DenseView<const V> b, size_type k_first, size_type tiles) {
 }
 
 // Launches the factor-R kernel over `tiles` column tiles starting at column k_first.
-template <int R, bool Wide, typename V, typename I>
+template <int R, bool Wide, int MinBlocks, typename V, typename I>
 void launch_tiled_as(const TiledArgs<V, I>& args, size_type blocks, DenseView<const V> b,
                      DenseView<V> c, size_type k_first, size_type tiles, const Epilogue<V>& ep,
                      size_type shared_bytes, const detail::DeviceLimits& limits,
                      cudaStream_t stream) {
-    auto* kernel = tiled_ell_kernel<R, Wide, V, I>;
+    auto* kernel = tiled_ell_kernel<R, Wide, MinBlocks, V, I>;
     if (shared_bytes > limits.shared_per_block)
         // Raise this kernel's limit to the device's opt-in maximum: the same value from
         // every thread, so concurrent callers never lower it under one another.
@@ -192,8 +222,8 @@ void launch_tiled_as(const TiledArgs<V, I>& args, size_type blocks, DenseView<co
         const size_type n = std::min(per_launch, tiles - t0);
         TESSEL_LAUNCH(dim3(static_cast<unsigned>(blocks * n)), static_cast<unsigned>(args.block_rows),
                       static_cast<std::size_t>(shared_bytes), stream,
-                      tiled_ell_kernel<R, Wide, V, I>)(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R, b.cols, n,
-                                                       ep);
+                      tiled_ell_kernel<R, Wide, MinBlocks, V, I>)(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R,
+                                                                  b.cols, n, ep);
         TESSEL_CUDA_CHECK_LAUNCH();
     }
 }
@@ -203,10 +233,20 @@ void launch_tiled(const TiledArgs<V, I>& args, size_type blocks, DenseView<const
                   DenseView<V> c, size_type k_first, size_type tiles, const Epilogue<V>& ep,
                   size_type shared_bytes, const detail::DeviceLimits& limits,
                   cudaStream_t stream) {
-    if (wide_staging<R>(b, k_first, tiles))
-        launch_tiled_as<R, true>(args, blocks, b, c, k_first, tiles, ep, shared_bytes, limits, stream);
+    const bool wide = wide_staging<R>(b, k_first, tiles);
+    if constexpr (has_many_variant<R, V>()) {
+        if (runs_many(R, sizeof(V), args.block_rows, shared_bytes, limits)) {
+            if (wide)
+                return launch_tiled_as<R, true, many_blocks>(args, blocks, b, c, k_first, tiles, ep, shared_bytes,
+                                                             limits, stream);
+            return launch_tiled_as<R, false, many_blocks>(args, blocks, b, c, k_first, tiles, ep, shared_bytes, limits,
+                                                          stream);
+        }
+    }
+    if (wide)
+        launch_tiled_as<R, true, 1>(args, blocks, b, c, k_first, tiles, ep, shared_bytes, limits, stream);
     else
-        launch_tiled_as<R, false>(args, blocks, b, c, k_first, tiles, ep, shared_bytes, limits, stream);
+        launch_tiled_as<R, false, 1>(args, blocks, b, c, k_first, tiles, ep, shared_bytes, limits, stream);
 }
 
 template <typename V, typename I>
@@ -276,6 +316,7 @@ TiledEllLaunch plan_with_limits(const DeviceTiledEll<V, I>& a, size_type k, int 
     launch.register_factor = factor;
     launch.shared_bytes = bytes;
     launch.block_threads = a.block_rows();
+    launch.min_blocks = runs_many(factor, sizeof(V), a.block_rows(), bytes, limits) ? many_blocks : 1;
     size_type left = k % factor;
     for (int width = factor / 2; width >= 4; width /= 2)
         if (left >= width) {
