@@ -23,7 +23,8 @@ for v in "" "--transpose stored" "--transpose stored --bank-order off" "--turn-s
 done
 timeout 60 "$B/apps/xct/tessel-xct" --phantom 1024 --angles 1500 --num-slices 64 --iterations 4 --backend cuda \
   --metrics "$out/xct-big.json" --output "$tmp/f.h5" > "$out/xct-big.log" 2>&1
-echo "xct-big: $(grep -o 'done:.*' "$out/xct-big.log" | cut -c1-140)"
+echo "xct-big: $(grep -o 'done:.*' "$out/xct-big.log" | cut -c1-100), last $(grep -o 'SpMM [0-9.]* GFLOP/s' \
+  "$out/xct-big.log" | tail -1)"
 S="$B/apps/spdnn/tessel-spdnn"
 for n in 1024 4096; do
   timeout 60 "$S" generate --neurons $n --layers 120 --images 60000 --binary --out "$tmp/d$n" > /dev/null 2>&1
@@ -42,7 +43,7 @@ for n in 1024 4096; do
       --block-rows $rows --check "$tmp/b$n/neuron$n-l120-categories.tsv" --metrics "$out/spdnn-$n-r$rows.json" \
       > "$out/spdnn-$n-r$rows.log" 2>&1
     echo "spdnn $n rows $rows: exit $?, $(grep -E 'inference:' "$out/spdnn-$n-r$rows.log" | cut -c1-60)" \
-      "$(grep -o 'check: [A-Z]*' "$out/spdnn-$n-r$rows.log")"
+      "$(grep -o 'check: [A-Z]*' "$out/spdnn-$n-r$rows.log"), $(grep -o 'kernel for [0-9]* x [0-9]*' "$out/spdnn-$n-r$rows.log")"
   done
   rm -rf "$tmp/b$n"
 done
@@ -57,7 +58,8 @@ for shape in 256:512 256:640 256:768 512:768 512:1024; do
 done
 timeout 60 "$B/apps/xct/tessel-xct" --phantom 1024 --angles 1500 --num-slices 64 --iterations 4 --backend cuda \
   --buffer-entries 512 --metrics "$out/xct-big-e512.json" --output "$tmp/f.h5" > "$out/xct-big-e512.log" 2>&1
-echo "xct-big-e512: $(grep -o 'done:.*' "$out/xct-big-e512.log" | cut -c1-140)"
+echo "xct-big-e512: $(grep -o 'done:.*' "$out/xct-big-e512.log" | cut -c1-100), last $(grep -o 'SpMM [0-9.]* GFLOP/s' \
+  "$out/xct-big-e512.log" | tail -1)"
 # abcd's executor with its device setup in parts (schedule, streams and handles, buffers, upload).
 timeout 60 "$B/apps/ccsd_abcd/tessel-abcd" --generator synthetic --m 8000 --n 24000 --tile-min 512 --tile-max 2048 \
   --density-a 0.3 --density-b 0.2 --backend cuda --repeat 3 --metrics "$out/abcd.json" > "$out/abcd.log" 2>&1
