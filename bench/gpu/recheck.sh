@@ -64,6 +64,7 @@ echo "xct-big-e512: $(grep -o 'done:.*' "$out/xct-big-e512.log" | cut -c1-100), 
 timeout 60 "$B/apps/ccsd_abcd/tessel-abcd" --generator synthetic --m 8000 --n 24000 --tile-min 512 --tile-max 2048 \
   --density-a 0.3 --density-b 0.2 --backend cuda --repeat 3 --metrics "$out/abcd.json" > "$out/abcd.log" 2>&1
 echo "abcd: $(grep -E '^executor: [0-9]' "$out/abcd.log")"
+grep -E '^device timeline' "$out/abcd.log"
 # spdnn 1024 A B A B against an earlier tessel-spdnn (inference T from each log).
 if [ -n "$earlier_spdnn" ]; then
   timeout 60 "$S" generate --neurons 1024 --layers 120 --images 60000 --binary --out "$tmp/d1024" > /dev/null 2>&1

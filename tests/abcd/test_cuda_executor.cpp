@@ -285,6 +285,19 @@ TEST_CASE("the blocks copy A up once when it fits the budget, else chunk by chun
     CHECK(one_block_h2d[2] == one_block_h2d[3]);
 }
 
+// The first block's timeline in the order its events wait on one another: the GEMMs after B and
+// the first part of A, C down after B and after the GEMMs.
+void check_timeline(const ExecutionResult& r) {
+    const auto& t = r.device_timeline;
+    CHECK(t.c_down_done > 0);
+    CHECK(t.b_made >= 0);
+    CHECK(t.gemms_done >= t.b_made);
+    CHECK(t.gemms_done >= t.first_a_part_up);
+    CHECK(t.first_c_down >= t.b_made);
+    CHECK(t.c_down_done >= t.gemms_done);
+    CHECK(t.c_down_done >= t.first_c_down);
+}
+
 TEST_CASE("a run keeps the device's streams and buffers for the next, which gives the same C, and release frees them",
           "[abcd][cuda]") {
     if (no_device()) return;
@@ -304,7 +317,10 @@ TEST_CASE("a run keeps the device's streams and buffers for the next, which give
     CHECK(chunked_kept < resident_kept);
     const Run again = run(p, size_type(1) << 30, Backend::cuda);
     CHECK(kept_device_bytes(0) == resident_kept);
-    for (const Run* gpu : {&resident, &chunked, &again}) check_same_c(*gpu, cpu);
+    for (const Run* gpu : {&resident, &chunked, &again}) {
+        check_same_c(*gpu, cpu);
+        check_timeline(gpu->result);  // timed anew in every run, on the kept events
+    }
     release_kept_devices();
     CHECK(kept_device_bytes(0) == 0);
 }

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "apps/ccsd_abcd/executor/b_tile_kernels.hpp"
+#include "apps/ccsd_abcd/executor/block_timeline.hpp"
 #include "apps/ccsd_abcd/executor/cuda_schedule.hpp"
 #include "apps/ccsd_abcd/executor/executor.hpp"
 #include "apps/ccsd_abcd/executor/staging_ring.hpp"
@@ -92,6 +93,7 @@ struct Device {
     std::array<std::vector<cuda::Event>, 2> part_done;  // [q % 2][s]: stream s has run part q's GEMMs
     std::optional<cuda::Event> ready, c_down;        // B and zero C in place; C of the block read
     std::optional<cuda::Event> part_up;              // a part of A is in
+    std::optional<BlockTimeline> timeline;           // the run's first block, timed
     std::vector<TileBuffer<T>> c_tiles;              // C of the block on its way to the host
     std::size_t c_sent = 0;                          // C tiles of the block sent down so far
     std::deque<CBatch> c_batches;                    // straight C copies not handed over yet
@@ -218,6 +220,7 @@ public:
             Device<T>& d = *devices_[x];
             TESSEL_CUDA_CHECK(cudaSetDevice(d.id));
             cuda::synchronize_device();
+            if (x == 0) r_.device_timeline = d.timeline->read();
             r_.host_copy_seconds += d.up_ring->copy_seconds() + d.down_ring->copy_seconds() - ring_seconds_[x];
         }
         for (auto& d : devices_) keep_device(std::move(d));  // done: the next run reuses it
@@ -262,6 +265,7 @@ private:
         t.restart();
         upload_schedule(d);
         parts.upload += t.seconds();
+        d.timeline->arm();
         r_.calls += s.calls;
     }
 
@@ -282,6 +286,7 @@ private:
         d.ready.emplace();
         d.c_down.emplace();
         d.part_up.emplace();
+        d.timeline.emplace(streams_per_device);
     }
 
     // The pointer arrays of every GEMM (A in its chunk's buffer, B and C in the block buffer)
@@ -345,6 +350,7 @@ private:
     // and C zeroed, once every stream is done with the previous block and its C has left.
     void start_block(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs) {
         cudaStream_t writer = b_on_device() ? d.compute[0].get() : d.up->get();
+        d.timeline->mark(BlockTimeline::start, writer);
         for (auto& e : d.block_end) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(writer, e.get(), 0));
         TESSEL_CUDA_CHECK(cudaStreamWaitEvent(writer, d.c_down->get(), 0));
         if (b_on_device()) {
@@ -358,6 +364,7 @@ private:
             TESSEL_CUDA_CHECK(cudaMemsetAsync(d.block_buf.data() + bs.c_begin, 0,
                                               std::size_t(bs.end - bs.c_begin) * sizeof(T), writer));
         TESSEL_CUDA_CHECK(cudaEventRecord(d.ready->get(), writer));
+        d.timeline->mark(BlockTimeline::b_made, writer);
         for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.ready->get(), 0));
         TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.down->get(), d.ready->get(), 0));
         d.c_tiles.assign(b.c_tiles.size(), TileBuffer<T>{});
@@ -406,6 +413,7 @@ private:
             if (d.schedule.a_resident ? upload_fresh(d, ch, cs, part) : copy_part(d, ch, cs, part)) {
                 // Waits are taken when enqueued: the event is free again right after.
                 TESSEL_CUDA_CHECK(cudaEventRecord(d.part_up->get(), d.up->get()));
+                d.timeline->mark(BlockTimeline::first_a_part_up, d.up->get());
                 for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.part_up->get(), 0));
             }
             issue_calls(d, cs, part);
@@ -553,6 +561,7 @@ private:
         hand_over_c(d, b, false);
         cudaStream_t down = d.down->get();
         for (const auto& e : after) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(down, e.get(), 0));
+        d.timeline->mark(BlockTimeline::first_c_down, down);
         const TileShape& shape = plan_.product.c_shape;
         CBatch straight;
         std::vector<std::size_t> staged;  // the current run of tiles through the windows
@@ -613,10 +622,17 @@ private:
     // The rest of the block's C down (all of it when the block has no chunks), every window
     // unpacked; the next block may then overwrite the buffer.
     void finish_block(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs) {
-        for (int s = 0; s < streams_per_device; ++s)
+        for (int s = 0; s < streams_per_device; ++s) {
+            d.timeline->mark_gemms_done(s, d.compute[s].get());  // before the end the down stream waits on
             TESSEL_CUDA_CHECK(cudaEventRecord(d.block_end[s].get(), d.compute[s].get()));
+        }
         send_c_down(d, b, bs, b.c_tiles.size(), d.block_end);
+        // The block ends on the down stream once its copies and every GEMM are done (its C may
+        // all have gone down after the last part, ahead of the streams' ends).
+        for (auto& e : d.block_end) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.down->get(), e.get(), 0));
         TESSEL_CUDA_CHECK(cudaEventRecord(d.c_down->get(), d.down->get()));
+        d.timeline->mark(BlockTimeline::c_down_done, d.down->get());
+        d.timeline->disarm();
         d.down_ring->finish();
         hand_over_c(d, b, true);
         r_.d2h_bytes += b.c_bytes;
