@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <string>
 #include <thread>
 
 #include "core/cpu/isa.hpp"
@@ -77,11 +78,18 @@ namespace {
 // Started without mpiexec, Open MPI 4 forks a daemon for the one process (about 0.08 s) and
 // probes the network for its fastest transport (UCX: about 0.2 s of MPI_Init). One process
 // talks only to itself: an isolated singleton (tessel spawns no processes) with the ob1 point-to-point
-// layer starts in 0.02 s. A launcher's environment and the user's own settings are left alone.
+// layer starts in 0.02 s. Isolated singletons all take job family 0, so side by side they
+// shared one session folder (/tmp/ompi.<host>.<uid>/jf.0/1/0), which the first to end removed
+// under the others ("mkdir ... jf.0: No such file or directory", orte_init failed: seen in the
+// simulator's ctest): each gets its own top session folder, removed when it ends. A launcher's
+// environment and the user's own settings are left alone.
 void prefer_quick_singleton() {
     if (std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") || std::getenv("PMI_RANK")) return;
     setenv("OMPI_MCA_ess_singleton_isolated", "1", 0);
     setenv("OMPI_MCA_pml", "ob1", 0);
+    const char* tmp = std::getenv("TMPDIR");
+    const std::string top = std::string(tmp && *tmp ? tmp : "/tmp") + "/ompi.tessel." + std::to_string(getpid());
+    setenv("OMPI_MCA_orte_top_session_dir", top.c_str(), 0);
 }
 
 }  // namespace
