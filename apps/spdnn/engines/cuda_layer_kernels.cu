@@ -42,9 +42,10 @@ constexpr int max_threads(int factor) { return factor * static_cast<int>(sizeof(
 // (the default 256 block rows) take the variant for as many blocks as shared memory and threads
 // allow (ptxas sm_90, no spills: R = 4 and 8 in 32 registers for eight blocks, R = 8 in 40 for
 // six, R = 16 in 80 for three); R = 4 otherwise keeps 64 registers (four blocks) as before.
-// Blocks of 512 or 1024 rows stage each input once for four or all of the 1024 neurons' row
-// blocks (a thread stages 16 or 8 values per tile instead of 32): at R <= 8 they take the
-// variant for a full SM of 2048 threads (32 registers) when shared memory holds that many.
+// Blocks of 512 or 1024 rows stage a tile's inputs once for two or four times the rows of a
+// block of 256 (at 1024 neurons a thread stages 16 or 8 values per tile instead of 32): at
+// R <= 8 they take the variant for a full SM of 2048 threads (32 registers) when shared memory
+// holds that many.
 constexpr int narrow_threads = 256;
 constexpr int full_sm_threads = 2048;
 constexpr int usual_min_blocks(int factor) { return factor <= 4 ? 4 : factor == 8 ? 6 : factor == 16 ? 3 : 1; }
