@@ -2,9 +2,11 @@
 # A short second device call after a change (about 5 minutes on an H200): `ctest -L cuda`, the
 # xct CGLS case A B A B against an earlier tessel-xct (bench/gpu/ab_xct.sh), the xct variants
 # and the 1024² case with their metrics, spdnn 1024 and 4096 x 120 on cuda (also at block rows
-# 512 and 1024, and xct's stored case at 512), abcd's synthetic
-# case (its device setup in parts; A B A B against an earlier tessel-abcd), Nsight Systems' sums for spdnn 1024 and abcd, and Nsight
-# Compute on the two tiled ELL products of one stored iteration. Run after run_bundle.sh ... unpack.
+# 512 and 1024), xct's stored case over stage sizes and block rows, abcd's synthetic case (its
+# device setup in parts and the first block's device timeline; A B A B against an earlier
+# tessel-abcd), Nsight Systems' sums for spdnn 1024 and abcd, and Nsight Compute on the two
+# tiled ELL products of one stored iteration and on an early and a late spdnn layer. Run after
+# run_bundle.sh ... unpack.
 # usage: bench/gpu/recheck.sh BUILD_DIR OUT_DIR [EARLIER_TESSEL_XCT [EARLIER_TESSEL_SPDNN]]
 #   (the earlier programs: bench/gpu/earlier.sh COMMIT OUT.tar.xz, unpacked in /opt/tessel-earlier;
 #   a tessel-abcd beside EARLIER_TESSEL_SPDNN is compared A B A B too)
@@ -26,26 +28,22 @@ timeout 60 "$B/apps/xct/tessel-xct" --phantom 1024 --angles 1500 --num-slices 64
 echo "xct-big: $(grep -o 'done:.*' "$out/xct-big.log" | cut -c1-100), last $(grep -o 'SpMM [0-9.]* GFLOP/s' \
   "$out/xct-big.log" | tail -1)"
 S="$B/apps/spdnn/tessel-spdnn"
+# At the default 256 block rows, then 512 and 1024 (a tile's inputs staged once for two or four
+# times the rows; the kernel variants sized for 2048 threads per SM), on the same files.
 for n in 1024 4096; do
   timeout 60 "$S" generate --neurons $n --layers 120 --images 60000 --binary --out "$tmp/d$n" > /dev/null 2>&1
   timeout 60 "$S" infer --network "$tmp/d$n" --neurons $n --layers 120 --backend cuda --kernel core --repeat 3 \
     --check "$tmp/d$n/neuron$n-l120-categories.tsv" --metrics "$out/spdnn-$n.json" > "$out/spdnn-$n.log" 2>&1
   echo "spdnn $n: $(grep -E 'check:|inference:' "$out/spdnn-$n.log" | tr '\n' ' ' | cut -c1-200)"
-  rm -rf "$tmp/d$n"
-done
-# Block rows 512 and 1024 against the default 256 (a tile's inputs staged once for 2 or 4 of
-# the 1024 neurons' row blocks; the kernel variants sized for 2048 threads per SM), spdnn 1024
-# and 4096, then xct's stored case with blocks of 512 rows.
-for n in 1024 4096; do
-  timeout 60 "$S" generate --neurons $n --layers 120 --images 60000 --binary --out "$tmp/b$n" > /dev/null 2>&1
-  for rows in 256 512 1024; do
-    timeout 60 "$S" infer --network "$tmp/b$n" --neurons $n --layers 120 --backend cuda --kernel core --repeat 3 \
-      --block-rows $rows --check "$tmp/b$n/neuron$n-l120-categories.tsv" --metrics "$out/spdnn-$n-r$rows.json" \
-      > "$out/spdnn-$n-r$rows.log" 2>&1
-    echo "spdnn $n rows $rows: exit $?, $(grep -E 'inference:' "$out/spdnn-$n-r$rows.log" | cut -c1-60)" \
-      "$(grep -o 'check: [A-Z]*' "$out/spdnn-$n-r$rows.log"), $(grep -o 'kernel for [0-9]* x [0-9]*' "$out/spdnn-$n-r$rows.log")"
+  for rows in 512 1024; do
+    log=$out/spdnn-$n-r$rows.log
+    timeout 60 "$S" infer --network "$tmp/d$n" --neurons $n --layers 120 --backend cuda --kernel core --repeat 3 \
+      --block-rows $rows --check "$tmp/d$n/neuron$n-l120-categories.tsv" --metrics "$out/spdnn-$n-r$rows.json" \
+      > "$log" 2>&1
+    echo "spdnn $n rows $rows: exit $?, $(grep -E 'inference:' "$log" | cut -c1-60)" \
+      "$(grep -o 'check: [A-Z]*' "$log"), $(grep -o 'kernel for [0-9]* x [0-9]*' "$log")"
   done
-  rm -rf "$tmp/b$n"
+  rm -rf "$tmp/d$n"
 done
 # xct's stored case: stages of 512 and 640 entries, where core's kernel variant for six blocks
 # of 256 per SM (40 registers) runs instead of four (the default 768: 64 registers either way),
