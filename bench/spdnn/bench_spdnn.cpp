@@ -20,6 +20,7 @@ extern "C" {
 #include "apps/spdnn/io/cache.hpp"
 #include "apps/spdnn/network/layer_weights.hpp"
 #include "apps/spdnn/network/network.hpp"
+#include "bench/common/run_bench.hpp"
 #include "core/error.hpp"
 #include "core/metrics.hpp"
 #include "core/timer.hpp"
@@ -227,17 +228,12 @@ int run(const BenchArgs& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    try {
+    return tessel::bench::run_bench("tessel-bench-spdnn", [&] {
         CLI::App app{"tessel-bench-spdnn: tessel-spdnn vs SuiteSparse:GraphBLAS on a Graph Challenge problem"};
         BenchArgs args;
         add_options(app, args);
         CLI11_PARSE(app, argc, argv);
         if (args.threads > 0) omp_set_num_threads(args.threads);
         return run(args);
-    } catch (const tessel::Error& e) {
-        std::fprintf(stderr, "tessel-bench-spdnn: %s\n", e.message().c_str());
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "tessel-bench-spdnn: %s\n", e.what());
-    }
-    return 1;
+    });
 }

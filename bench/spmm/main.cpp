@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench/common/cpu_load.hpp"
+#include "bench/common/run_bench.hpp"
 #include "bench/common/stream.hpp"
 #include "bench/common/table.hpp"
 #include "bench/spmm/check.hpp"
@@ -634,12 +635,5 @@ int run(int argc, char** argv) {
 }  // namespace tessel::bench
 
 int main(int argc, char** argv) {
-    try {
-        return tessel::bench::run(argc, argv);
-    } catch (const tessel::Error& e) {
-        std::fprintf(stderr, "tessel-bench-spmm: %s\n", e.message().c_str());
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "tessel-bench-spmm: %s\n", e.what());
-    }
-    return 1;
+    return tessel::bench::run_bench("tessel-bench-spmm", [&] { return tessel::bench::run(argc, argv); });
 }

@@ -13,6 +13,7 @@
 #include "apps/xct/geometry/geometry.hpp"
 #include "apps/xct/operator/ordering.hpp"
 #include "apps/xct/operator/tiled_system_matrix.hpp"
+#include "bench/common/run_bench.hpp"
 #include "bench/xct/operator_fits.hpp"
 #include "core/error.hpp"
 #include "core/formats/tiled_ell_transpose.hpp"
@@ -40,7 +41,7 @@ int run(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
     if (!json.empty()) io::check_writable(json, "--json");
     const Geometry g{n, n, uniform_angles(angles)};
-    if (!bench::operator_fits(g, "tessel-bench-transpose-layout")) return 1;
+    if (!xct::bench::operator_fits(g, "tessel-bench-transpose-layout")) return 1;
     const TiledEllConfig config{block_rows, buffer_entries};
     Timer trace_timer;
     const auto a = trace_tiled<float>(g, make_ordering(g, DomainOrder::hilbert), 0, g.num_rays(), config);
@@ -66,12 +67,5 @@ int run(int argc, char** argv) {
 }
 
 int main(int argc, char** argv) {
-    try {
-        return run(argc, argv);
-    } catch (const tessel::Error& e) {
-        std::fprintf(stderr, "tessel-bench-transpose-layout: %s\n", e.message().c_str());
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "tessel-bench-transpose-layout: %s\n", e.what());
-    }
-    return 1;
+    return tessel::bench::run_bench("tessel-bench-transpose-layout", [&] { return run(argc, argv); });
 }

@@ -12,28 +12,18 @@
 
 #include <algorithm>
 #include <array>
-#include <vector>
 
 #include "apps/ccsd_abcd/executor/executor.hpp"
-#include "core/cuda/runtime/cuda_check.hpp"
+#include "core/cuda/runtime/stream.hpp"
 
 namespace tessel::abcd {
 
 class BlockTimeline {
 public:
+    /// The marks; the end of compute stream s is mark `points + s`.
     enum Point { start, b_made, first_a_part_up, first_c_down, c_down_done, points };
 
-    /// Timing events for the points and for the end of each of `streams` compute streams.
-    explicit BlockTimeline(int streams) : gemms_done_(static_cast<std::size_t>(streams), nullptr) {
-        for (auto& e : events_) TESSEL_CUDA_CHECK(cudaEventCreate(&e));
-        for (auto& e : gemms_done_) TESSEL_CUDA_CHECK(cudaEventCreate(&e));
-    }
-    ~BlockTimeline() {
-        for (auto e : events_) cudaEventDestroy(e);
-        for (auto e : gemms_done_) cudaEventDestroy(e);
-    }
-    BlockTimeline(const BlockTimeline&) = delete;
-    BlockTimeline& operator=(const BlockTimeline&) = delete;
+    explicit BlockTimeline(int streams) : streams_(streams) {}
 
     /// Times the next block (the first of a run): every point recorded once from here.
     void arm() {
@@ -44,13 +34,13 @@ public:
     /// Point p reached on `stream` (kept only the first time in the timed block).
     void mark(Point p, cudaStream_t stream) {
         if (!armed_ || recorded_[p]) return;
-        TESSEL_CUDA_CHECK(cudaEventRecord(events_[p], stream));
+        marks_.record(p, stream);
         recorded_[p] = true;
     }
     /// The block's GEMMs on compute stream s end here; the block's timing ends with it.
     void mark_gemms_done(int s, cudaStream_t stream) {
         if (!armed_) return;
-        TESSEL_CUDA_CHECK(cudaEventRecord(gemms_done_[static_cast<std::size_t>(s)], stream));
+        marks_.record(points + static_cast<std::size_t>(s), stream);
         ended_ = true;
     }
     /// No more points after the timed block.
@@ -61,25 +51,21 @@ public:
     ExecutionResult::DeviceTimeline read() const {
         ExecutionResult::DeviceTimeline t;
         if (!recorded_[start]) return t;
-        auto since_start = [&](cudaEvent_t e) {
-            float ms = 0;
-            TESSEL_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[start], e));
-            return 1e-3 * double(ms);
-        };
-        auto at = [&](Point p) { return recorded_[p] ? since_start(events_[p]) : 0.0; };
+        auto at = [&](Point p) { return recorded_[p] ? marks_.seconds(start, p) : 0.0; };
         t.b_made = at(b_made);
         t.first_a_part_up = at(first_a_part_up);
         t.first_c_down = at(first_c_down);
         t.c_down_done = at(c_down_done);
         if (ended_)
-            for (auto e : gemms_done_) t.gemms_done = std::max(t.gemms_done, since_start(e));
+            for (int s = 0; s < streams_; ++s)
+                t.gemms_done = std::max(t.gemms_done, marks_.seconds(start, points + static_cast<std::size_t>(s)));
         return t;
     }
 
 private:
-    std::array<cudaEvent_t, points> events_{};
+    int streams_;
+    cuda::EventMarks marks_;
     std::array<bool, points> recorded_{};
-    std::vector<cudaEvent_t> gemms_done_;
     bool armed_ = false, ended_ = false;
 };
 

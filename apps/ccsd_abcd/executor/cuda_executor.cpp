@@ -552,15 +552,16 @@ private:
         }
     }
 
-    // C tiles c_order[c_sent .. until) of the block down once the compute streams reach `after`, straight
-    // into their host buffers when registered, else through the staging windows; each tile is
-    // handed to its owner as soon as its values are in.
+    // C tiles c_order[c_sent .. until) of the block down once the compute streams reach `after`
+    // (the down stream waits for them even when no tile is left), straight into their host
+    // buffers when registered, else through the staging windows; each tile is handed to its
+    // owner as soon as its values are in.
     void send_c_down(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, std::size_t until,
                      const std::vector<cuda::Event>& after) {
-        if (until <= d.c_sent) return;
-        hand_over_c(d, b, false);
         cudaStream_t down = d.down->get();
         for (const auto& e : after) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(down, e.get(), 0));
+        if (until <= d.c_sent) return;
+        hand_over_c(d, b, false);
         d.timeline->mark(BlockTimeline::first_c_down, down);
         const TileShape& shape = plan_.product.c_shape;
         CBatch straight;
@@ -626,10 +627,7 @@ private:
             d.timeline->mark_gemms_done(s, d.compute[s].get());  // before the end the down stream waits on
             TESSEL_CUDA_CHECK(cudaEventRecord(d.block_end[s].get(), d.compute[s].get()));
         }
-        send_c_down(d, b, bs, b.c_tiles.size(), d.block_end);
-        // The block ends on the down stream once its copies and every GEMM are done (its C may
-        // all have gone down after the last part, ahead of the streams' ends).
-        for (auto& e : d.block_end) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.down->get(), e.get(), 0));
+        send_c_down(d, b, bs, b.c_tiles.size(), d.block_end);  // the block ends after every GEMM
         TESSEL_CUDA_CHECK(cudaEventRecord(d.c_down->get(), d.down->get()));
         d.timeline->mark(BlockTimeline::c_down_done, d.down->get());
         d.timeline->disarm();

@@ -15,6 +15,7 @@
 #include "apps/spdnn/engines/engine.hpp"
 #include "core/cuda/device_spmm.hpp"
 #include "core/cuda/runtime/pinned_buffer.hpp"
+#include "core/cuda/runtime/stream.hpp"
 #include "core/cuda/runtime/transfer.hpp"
 #include "core/error.hpp"
 #include "core/kernels/column_compaction.hpp"
@@ -22,36 +23,6 @@
 namespace tessel::spdnn {
 
 namespace {
-
-// Timing events of a batch: mark 2k before layer k, 2k+1 between its kernel and its
-// compaction, 2k+2 after it.
-class Marks {
-public:
-    Marks() = default;
-    ~Marks() {
-        for (auto e : events_) cudaEventDestroy(e);
-    }
-    Marks(const Marks&) = delete;
-    Marks& operator=(const Marks&) = delete;
-    void record(size_type i, cudaStream_t stream) {
-        while (static_cast<size_type>(events_.size()) <= i) {
-            cudaEvent_t e = nullptr;
-            TESSEL_CUDA_CHECK(cudaEventCreate(&e));
-            events_.push_back(e);
-        }
-        TESSEL_CUDA_CHECK(cudaEventRecord(events_[i], stream));
-    }
-    /// Seconds from mark a to mark b (both recorded and reached).
-    double seconds(size_type a, size_type b) const {
-        float ms = 0;
-        TESSEL_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[a], events_[b]));
-        return 1e-3 * ms;
-    }
-    cudaEvent_t at(size_type i) const { return events_[i]; }
-
-private:
-    std::vector<cudaEvent_t> events_;
-};
 
 class CudaEngine final : public Engine {
 public:
@@ -423,8 +394,8 @@ private:
     bool started_ = false;
     bool restart_marks_ = true;
     std::vector<std::int64_t> rows_;  // the batch's image ids (without compaction: the columns)
-    Marks marks_;
-    Marks images_marks_;           // 0 before a batch's images go up, 1 once they are scattered
+    cuda::EventMarks marks_;        // 2k before layer k, 2k+1 between its kernel and compaction, 2k+2 after
+    cuda::EventMarks images_marks_;  // 0 before a batch's images go up, 1 once they are scattered, 2 after the ids
     bool images_timed_ = false;    // the batch's pair is recorded and not yet read
     double images_seconds_ = 0;    // device seconds of every batch's images so far
     struct PlanKey {

@@ -62,8 +62,6 @@ Variant variant_for(int factor, size_type block_rows, size_type resident) {
     return {max_threads(factor), 1};
 }
 
-constexpr size_type registers_per_multiprocessor = 65536;  // sm_70 to sm_90
-
 // The staged columns sit max_stage_entries (made odd) apart: the R threads that stage one row
 // of the input write R different banks.
 int stage_stride(size_type max_stage_entries) { return static_cast<int>(max_stage_entries | 1); }
@@ -183,14 +181,6 @@ void launch_fused(const LayerArrays& w, const Columns& cols, const Epilogue<Valu
     if (threads == narrow_threads)
         return launch_variant<R, narrow_threads, usual_min_blocks(R)>(w, cols, ep, launch, stream);
     launch_variant<R, max_threads(R), 1>(w, cols, ep, launch, stream);
-}
-
-// Resident blocks per multiprocessor that a variant compiled for `threads` threads per
-// multiprocessor allows for certain (from the registers its launch bounds leave each thread,
-// rounded down to ptxas's steps of 8).
-size_type blocks_by_registers(size_type threads, size_type block_rows) {
-    const size_type per_thread = std::min<size_type>(255, registers_per_multiprocessor / threads) / 8 * 8;
-    return std::max<size_type>(1, registers_per_multiprocessor / (per_thread * block_rows));
 }
 
 // One block scans the flags in chunks of blockDim.x x flags_per_thread: each thread takes
@@ -320,7 +310,7 @@ LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int requeste
     launch.min_blocks = variant.min_blocks;
     const size_type compiled_threads = size_type(variant.threads) * variant.min_blocks;
     const size_type per_sm =
-        std::max<size_type>(1, std::min(resident, blocks_by_registers(compiled_threads, w.block_rows)));
+        std::max<size_type>(1, std::min(resident, cuda::detail::blocks_by_registers(compiled_threads, w.block_rows)));
     const size_type wanted = waves * per_sm * std::max(limits.sm_count, 1);
     const size_type row_blocks = std::max<size_type>(w.num_blocks, 1);
     launch.column_blocks =

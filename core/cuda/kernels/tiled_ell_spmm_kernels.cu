@@ -42,7 +42,6 @@ int tiled_max_threads(int factor, std::size_t value_size) {
 // blocks per SM.
 constexpr int many_threads = 256;
 constexpr int many_blocks = 6;
-constexpr int registers_per_multiprocessor = 65536;  // sm_70 to sm_90
 constexpr bool has_many_variant(int factor, std::size_t value_size) { return value_size == 4 && factor <= 16; }
 template <int R, typename V>
 constexpr bool has_many_variant() {
@@ -60,9 +59,7 @@ bool runs_many(int factor, std::size_t value_size, size_type block_rows, size_ty
     if (!has_many_variant(factor, value_size) || block_rows > many_threads) return false;
     constexpr size_type reserved_per_block = 1024;  // the runtime's own shared memory per block
     const size_type by_shared = limits.shared_per_multiprocessor / (shared_bytes + reserved_per_block);
-    const size_type usual_registers = registers_per_multiprocessor / tiled_max_threads(factor, value_size);
-    const size_type by_usual_registers = registers_per_multiprocessor / (usual_registers * block_rows);
-    return by_shared > by_usual_registers;
+    return by_shared > detail::blocks_by_registers(tiled_max_threads(factor, value_size), block_rows);
 }
 
 using detail::TiledArgs;

@@ -1,5 +1,6 @@
-// Streams and events on the device: an owned non-blocking stream, an event, a pair of events that times
-// the work between them, and the average time of a launch. Failures throw tessel::CudaError.
+// Streams and events on the device: an owned non-blocking stream, an event, numbered timing
+// events, a pair of events that times the work between them, and the average time of a
+// launch. Failures throw tessel::CudaError.
 #pragma once
 
 #if !defined(TESSEL_HAVE_CUDA)
@@ -56,6 +57,38 @@ public:
 
 private:
     cudaEvent_t event_ = nullptr;
+};
+
+/// Numbered timing events, made when first recorded: mark i on a stream, then the seconds from
+/// one mark to another once both are reached (a run's points on several streams: layers, the
+/// parts of a block). Destroyed with their owner.
+class EventMarks {
+public:
+    EventMarks() = default;
+    ~EventMarks() {
+        for (auto e : events_) cudaEventDestroy(e);
+    }
+    EventMarks(const EventMarks&) = delete;
+    EventMarks& operator=(const EventMarks&) = delete;
+    /// Mark i reached on `stream` (re-recorded when recorded before). Throws CudaError.
+    void record(std::size_t i, cudaStream_t stream) {
+        while (events_.size() <= i) {
+            cudaEvent_t e = nullptr;
+            TESSEL_CUDA_CHECK(cudaEventCreate(&e));
+            events_.push_back(e);
+        }
+        TESSEL_CUDA_CHECK(cudaEventRecord(events_[i], stream));
+    }
+    /// Seconds from mark a to mark b (both recorded and reached). Throws CudaError.
+    double seconds(std::size_t a, std::size_t b) const {
+        float ms = 0;
+        TESSEL_CUDA_CHECK(cudaEventElapsedTime(&ms, events_[a], events_[b]));
+        return 1e-3 * ms;
+    }
+    cudaEvent_t at(std::size_t i) const { return events_[i]; }
+
+private:
+    std::vector<cudaEvent_t> events_;
 };
 
 /// A pair of CUDA events that times the work enqueued on a stream between start and stop.
