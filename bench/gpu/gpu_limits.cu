@@ -4,6 +4,8 @@
 // Prints a table and writes JSON. usage: tessel-bench-gpu-limits [--json FILE]
 #include <cuda_runtime.h>
 
+#include <chrono>
+
 #include <cstdio>
 #include <iostream>
 #include <fstream>
@@ -17,6 +19,7 @@
 #include "core/cuda/runtime/device_code.hpp"
 #include "core/cuda/runtime/pinned_buffer.hpp"
 #include "core/cuda/runtime/stream.hpp"
+#include "core/cuda/runtime/transfer.hpp"
 #include "core/kernels/gemm_kernels.hpp"
 
 using namespace tessel;
@@ -63,6 +66,36 @@ double upload_gbs(std::size_t bytes, bool pinned) {
     return double(bytes) / (ms / 1e3) / 1e9;
 }
 
+// GB/s of pinned copies of `bytes`: down alone, and up and down at once on two streams (each
+// way). abcd's C goes down while its A goes up: the link's both-ways rate bounds that overlap.
+struct PinnedRates {
+    double down = 0, both_each = 0;
+};
+PinnedRates pinned_rates(std::size_t bytes) {
+    const long long n = static_cast<long long>(bytes / sizeof(double));
+    cuda::DeviceBuffer<double> d_up(n), d_down(n);
+    cuda::PinnedBuffer<double> h_up, h_down;
+    h_up.reserve(n);
+    h_down.reserve(n);
+    for (long long i = 0; i < n; ++i) h_up.data()[i] = double(i % 1000);
+    d_down.fill_zero(nullptr);
+    cuda::Stream up, down;
+    const auto seconds = [&](bool with_up) {
+        cuda::synchronize_device();
+        const auto t0 = std::chrono::steady_clock::now();
+        if (with_up) cuda::copy_to_device(d_up.data(), h_up.data(), bytes, up.get());
+        cuda::copy_to_host(h_down.data(), d_down.data(), bytes, down.get());
+        up.synchronize();
+        down.synchronize();
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    PinnedRates r;
+    seconds(true);  // warm-up
+    r.down = double(bytes) / seconds(false) / 1e9;
+    r.both_each = double(bytes) / seconds(true) / 1e9;  // the two copies end near together
+    return r;
+}
+
 // TFLOP/s of C := A·B, m = n = k = size, on random-ish data (never zeros).
 template <typename V>
 double gemm_tflops(long long size) {
@@ -97,6 +130,11 @@ int main(int argc, char** argv) {
             j[pinned ? "h2d_pinned_gbs" : "h2d_pageable_gbs"] = gbs;
             table.add_row({std::string("host to device, ") + (pinned ? "pinned" : "pageable"), bench::format_number(gbs), "GB/s"});
         }
+        const PinnedRates rates = pinned_rates(std::size_t(1) << 30);
+        j["d2h_pinned_gbs"] = rates.down;
+        j["both_ways_pinned_gbs_each"] = rates.both_each;
+        table.add_row({"device to host, pinned", bench::format_number(rates.down), "GB/s"});
+        table.add_row({"both ways at once, pinned (each way)", bench::format_number(rates.both_each), "GB/s"});
         for (long long size : {256LL, 512LL, 1024LL, 2048LL, 4096LL, 8192LL}) {
             const double d = gemm_tflops<double>(size), s = gemm_tflops<float>(size);
             j["dgemm_tflops"][std::to_string(size)] = d;

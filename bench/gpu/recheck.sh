@@ -93,13 +93,14 @@ nsys_summary "$out" spdnn-1024 "$S" infer --network "$tmp/d1024" --neurons 1024 
 nsys_summary "$out" abcd "$B/apps/ccsd_abcd/tessel-abcd" --generator synthetic --m 8000 --n 24000 --tile-min 512 \
   --tile-max 2048 --density-a 0.3 --density-b 0.2 --backend cuda --repeat 2
 ncu_products "$out" $X --transpose stored --output "$tmp/n.h5"
-# Nsight Compute on one early and one late spdnn 1024 layer (layer 2 and layer 61 of the fused
-# kernel): occupancy, registers, waves.
+# Nsight Compute on one early and one late spdnn 1024 layer (layers 2 and 61 of the fused
+# kernel, all 120 layers run: the generated network's binary cache holds 120): occupancy,
+# registers, waves, the L2's load (the sectors the output's stores write).
 ncu_bin=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-timeout 60 "$ncu_bin" --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats \
-  --section WarpStateStats -k regex:fused_layer_kernel --launch-skip 1 --launch-count 1 \
-  "$S" infer --network "$tmp/d1024" --neurons 1024 --layers 2 --backend cuda --kernel core > "$out/ncu-spdnn-early.txt" 2>&1
-timeout 60 "$ncu_bin" --clock-control none --section SpeedOfLight --section Occupancy --section LaunchStats \
-  --section WarpStateStats -k regex:fused_layer_kernel --launch-skip 60 --launch-count 1 \
-  "$S" infer --network "$tmp/d1024" --neurons 1024 --layers 61 --backend cuda --kernel core > "$out/ncu-spdnn-late.txt" 2>&1
-grep -hE 'Duration|Registers Per Thread|Waves Per SM|Achieved Occupancy' "$out"/ncu-spdnn-*.txt
+for at in early:1 late:60; do
+  timeout 60 "$ncu_bin" --clock-control none --set detailed --section WarpStateStats -k regex:fused_layer_kernel \
+    --launch-skip ${at#*:} --launch-count 1 "$S" infer --network "$tmp/d1024" --neurons 1024 --layers 120 \
+    --backend cuda --kernel core > "$out/ncu-spdnn-${at%:*}.txt" 2>&1
+done
+grep -hE 'Duration|Registers Per Thread|Waves Per SM|Achieved Occupancy|L2 Cache Throughput|Compression Input' \
+  "$out"/ncu-spdnn-*.txt

@@ -14,6 +14,13 @@ void scatter_rows_as_columns(const std::int64_t* row_ptr, const std::int32_t* co
 }
 
 template <typename V>
+void scatter_pattern_as_columns(const std::int64_t* row_ptr, const std::int32_t* col, V value, DenseView<V> b) {
+#pragma omp parallel for schedule(static)
+    for (size_type j = 0; j < b.cols; ++j)
+        for (std::int64_t e = row_ptr[j]; e < row_ptr[j + 1]; ++e) b.data[size_type(col[e]) * b.ld + j] = value;
+}
+
+template <typename V>
 void mark_live_columns(DenseView<const V> c, int* live) {
     constexpr size_type strip = 256;
 #pragma omp parallel for schedule(static)
@@ -36,6 +43,7 @@ void gather_columns(DenseView<const V> c, const std::int64_t* keep, DenseView<V>
 
 #define TESSEL_INSTANTIATE(V)                                                                                   \
     template void scatter_rows_as_columns(const std::int64_t*, const std::int32_t*, const V*, DenseView<V>);   \
+    template void scatter_pattern_as_columns(const std::int64_t*, const std::int32_t*, V, DenseView<V>);        \
     template void mark_live_columns(DenseView<const V>, int*);                                                 \
     template void gather_columns(DenseView<const V>, const std::int64_t*, DenseView<V>);
 TESSEL_INSTANTIATE(float)

@@ -22,6 +22,12 @@ template <typename ValueType>
 void scatter_rows_as_columns(const std::int64_t* row_ptr, const std::int32_t* col, const ValueType* val,
                              DenseView<ValueType> b);
 
+/// The same for a pattern whose entries all hold `value` (sparse DNN images of ones: no
+/// values to read, or to send to a device).
+template <typename ValueType>
+void scatter_pattern_as_columns(const std::int64_t* row_ptr, const std::int32_t* col, ValueType value,
+                                DenseView<ValueType> b);
+
 /// live[j] := 1 when column j of C (row-major) has a nonzero, else 0.
 template <typename ValueType>
 void mark_live_columns(DenseView<const ValueType> c, int* live);
@@ -40,6 +46,9 @@ namespace cuda::device {
 template <typename ValueType>
 void scatter_rows_as_columns(const std::int64_t* row_ptr, const std::int32_t* col, const ValueType* val,
                              DenseView<ValueType> b, cudaStream_t stream);
+template <typename ValueType>
+void scatter_pattern_as_columns(const std::int64_t* row_ptr, const std::int32_t* col, ValueType value,
+                                DenseView<ValueType> b, cudaStream_t stream);
 template <typename ValueType>
 void mark_live_columns(DenseView<const ValueType> c, int* live, cudaStream_t stream);
 template <typename ValueType>

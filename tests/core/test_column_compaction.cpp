@@ -3,6 +3,7 @@
 // block of threads and taller than a strip, with empty and single-nonzero columns.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
 #include <vector>
 
@@ -57,6 +58,12 @@ TEST_CASE("cpu column passes equal the naive loops", "[core][spdnn-columns]") {
     std::vector<float> b(std::size_t(im.n * im.k), 0.0f);
     cpu::scatter_rows_as_columns(im.row_ptr.data(), im.col.data(), im.val.data(), DenseView<float>(b.data(), im.n, im.k));
     CHECK(b == scattered(im));
+    // The pattern alone: every entry 1.
+    Images ones = im;
+    std::fill(ones.val.begin(), ones.val.end(), 1.0f);
+    std::vector<float> p(b.size(), 0.0f);
+    cpu::scatter_pattern_as_columns(im.row_ptr.data(), im.col.data(), 1.0f, DenseView<float>(p.data(), im.n, im.k));
+    CHECK(p == scattered(ones));
 
     std::vector<int> live(std::size_t(im.k), 7);
     cpu::mark_live_columns(DenseView<const float>(b.data(), im.n, im.k), live.data());
@@ -95,6 +102,14 @@ TEST_CASE("cuda column passes equal the cpu ones", "[cuda][spdnn-columns]") {
     std::vector<float> got(expected.size());
     b.download(got.data(), b.size());
     CHECK(got == expected);
+    // The pattern alone, no values on the device: each entry 3.
+    std::vector<float> pattern_cpu(expected.size(), 0.0f), pattern_gpu(expected.size());
+    cpu::scatter_pattern_as_columns(im.row_ptr.data(), im.col.data(), 3.0f, DenseView<float>(pattern_cpu.data(), im.n, im.k));
+    cuda::DeviceBuffer<float> p(im.n * im.k);
+    p.fill_zero();
+    cuda::device::scatter_pattern_as_columns(rp.data(), col.data(), 3.0f, DenseView<float>(p.data(), im.n, im.k), nullptr);
+    p.download(pattern_gpu.data(), p.size());
+    CHECK(pattern_gpu == pattern_cpu);
 
     std::vector<int> live_cpu(std::size_t(im.k)), live_gpu(std::size_t(im.k));
     cpu::mark_live_columns(DenseView<const float>(expected.data(), im.n, im.k), live_cpu.data());

@@ -135,13 +135,14 @@ TEST_CASE("cuda engine: kept images go up as pinned copies and give the same lay
     auto pinned = make_cuda_engine(options, KernelChoice::core);
     // A batch's copies up: its row offsets and ids (through the engine's pinned buffers) and the
     // images' columns and values, pageable unless kept (page-locking holds for the whole
-    // process, so the engine that keeps nothing starts its batch first).
-    auto pageable_copies_of_batch = [&](Engine& e, const std::vector<std::int64_t>& batch) {
+    // process, so the engine that keeps nothing starts its batch first). The generated images
+    // are all ones: kept, they go up without their values (3 copies, not 4).
+    auto pageable_copies_of_batch = [&](Engine& e, const std::vector<std::int64_t>& batch, int copies) {
         e.reserve(images().rows());
         const auto before = device_traffic::counts(device_traffic::current_phase());
         e.start_batch(images(), batch);
         const auto after = device_traffic::counts(device_traffic::current_phase());
-        CHECK(after.copies - before.copies == 4);
+        CHECK(after.copies - before.copies == copies);
         return after.pageable_copies - before.pageable_copies;
     };
     auto same_layers = [&](const std::vector<std::int64_t>& batch) {
@@ -160,16 +161,46 @@ TEST_CASE("cuda engine: kept images go up as pinned copies and give the same lay
             CHECK(got.rows == want.rows);
         }
     };
-    CHECK(pageable_copies_of_batch(*pageable, rows) == 2);
+    CHECK(pageable_copies_of_batch(*pageable, rows, 4) == 2);
     pinned->keep_images(images());
-    CHECK(pageable_copies_of_batch(*pinned, rows) == 0);
+    CHECK(pageable_copies_of_batch(*pinned, rows, 3) == 0);
     same_layers(rows);
     // A second batch over the same pinned buffers, its images out of order: packed on the host
-    // (pageable) in both engines.
+    // (pageable) in both engines, the kept engine's without values.
     const std::vector<std::int64_t> reversed(rows.rbegin(), rows.rend());
-    CHECK(pageable_copies_of_batch(*pageable, reversed) == 2);
-    CHECK(pageable_copies_of_batch(*pinned, reversed) == 2);
+    CHECK(pageable_copies_of_batch(*pageable, reversed, 4) == 2);
+    CHECK(pageable_copies_of_batch(*pinned, reversed, 3) == 1);
     same_layers(reversed);
+}
+
+TEST_CASE("cuda engine: kept images of mixed values go up with them", "[cuda][spdnn]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    const auto& net = network();
+    const auto ep = Epilogue<Value>::bias_relu_cap(net.bias, activation_cap);
+    auto weights = resident_weights(net, weight_layout(neurons, 256, 0));
+    const Images& ones = images();
+    std::vector<Value> values(ones.values().begin(), ones.values().end());
+    for (std::size_t e = 0; e < values.size(); e += 3) values[e] = Value(2);
+    const Images mixed(ones.rows(), ones.cols(), ones.row_ptr(), ones.col_idx(), values);
+    const auto rows = all_rows();
+    const EngineOptions options{neurons, 0, true, true, net.layer_count()};
+    auto kept = make_cuda_engine(options, KernelChoice::core);
+    auto cpu = make_core_engine(options);
+    kept->keep_images(mixed);
+    kept->reserve(mixed.rows());
+    const auto before = device_traffic::counts(device_traffic::current_phase());
+    kept->start_batch(mixed, rows);
+    const auto after = device_traffic::counts(device_traffic::current_phase());
+    CHECK(after.copies - before.copies == 4);  // row offsets, columns, values, ids
+    LayerTimes times;
+    kept->first_layer(weights->get(0).ell, mixed, rows, ep, times);
+    cpu->first_layer(weights->get(0).ell, mixed, rows, ep, times);
+    const Snapshot want = snapshot(*cpu), got = snapshot(*kept);
+    REQUIRE(got.ids == want.ids);
+    CHECK(largest_difference(got.rows, want.rows) < 1e-5);
 }
 
 TEST_CASE("cuda inference: cpu categories, no host wait and at most 32 bytes per layer", "[cuda][spdnn]") {

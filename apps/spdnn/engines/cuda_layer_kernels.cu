@@ -6,6 +6,7 @@
 
 #include "apps/spdnn/engines/cuda_layer_kernels.hpp"
 #include "core/cuda/kernels/slot_sums.hpp"
+#include "core/cuda/kernels/tile_store.hpp"
 #include "core/cuda/runtime/cuda_check.hpp"
 #include "core/cuda/runtime/device_code.hpp"
 #include "core/cuda/runtime/device_limits.hpp"
@@ -62,9 +63,11 @@ Variant variant_for(int factor, size_type block_rows, size_type resident) {
     return {max_threads(factor), 1};
 }
 
-// The staged columns sit max_stage_entries (made odd) apart: the R threads that stage one row
-// of the input write R different banks.
-int stage_stride(size_type max_stage_entries) { return static_cast<int>(max_stage_entries | 1); }
+// The staged columns sit at least max_stage_entries apart, so that a warp's stores while it
+// stages hit 32 different banks (core's conflict_free_stride).
+int stage_stride(size_type max_stage_entries, int factor) {
+    return cuda::detail::conflict_free_stride(max_stage_entries, factor);
+}
 
 // Loads each thread has in flight while it stages (as core's tiled ELL kernel): a batch's map
 // entries, then its inputs, then the stores, in one branch-free block. One load pair per turn
@@ -119,6 +122,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     const int rows_per_pass = blockDim.x / R;
     const size_type row = block * w.block_rows + threadIdx.x;
     const size_type stage_begin = w.buffdispl[block], stage_end = w.buffdispl[block + 1];
+    const bool chunked = cuda::detail::rows_in_chunks<R>(cols.out, cols.ld);
     for (int k0 = blockIdx.y * R; k0 < k; k0 += gridDim.y * R) {
         const int active = k - k0 < R ? k - k0 : R;
         const size_type my_col = my_kk < active ? cols.src[k0 + my_kk] : 0;
@@ -138,15 +142,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
             __syncthreads();  // the next stage (or tile) overwrites the buffer
         }
         const bool mine = row < w.rows;
-        Value* out = cols.out + row * cols.ld + k0;
 #pragma unroll
         for (int kk = 0; kk < R; ++kk) {
-            const bool here = mine && kk < active;
-            const Value y = ep.apply(acc[kk], Value(0));
-            if (here) out[kk] = y;
+            acc[kk] = ep.apply(acc[kk], Value(0));
             // One write per warp and column; every writer writes the same value.
-            if (__any_sync(full_mask, here && y != Value(0)) && lane == 0) cols.live[k0 + kk] = 1;
+            if (__any_sync(full_mask, mine && kk < active && acc[kk] != Value(0)) && lane == 0) cols.live[k0 + kk] = 1;
         }
+        if (mine) cuda::detail::store_tile<R>(cols.out + row * cols.ld + k0, acc, active, chunked);
     }
 }
 
@@ -164,7 +166,7 @@ void launch_variant(const LayerArrays& w, const Columns& cols, const Epilogue<Va
     }
     const dim3 grid(static_cast<unsigned>(w.num_blocks), static_cast<unsigned>(launch.column_blocks));
     TESSEL_LAUNCH(grid, static_cast<unsigned>(w.block_rows), static_cast<std::size_t>(launch.shared_bytes), stream,
-                  fused_layer_kernel<R, Threads, MinBlocks>)(w, cols, ep, stage_stride(w.max_stage_entries));
+                  fused_layer_kernel<R, Threads, MinBlocks>)(w, cols, ep, stage_stride(w.max_stage_entries, R));
     TESSEL_CUDA_CHECK_LAUNCH();
 }
 
@@ -284,17 +286,18 @@ LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int requeste
                              std::to_string(w.block_rows) +
                                  " must be a multiple of 32 of at most 1024 on cuda (one thread per row)");
     const auto limits = cuda::detail::current_device_limits();
-    const size_type stride = stage_stride(w.max_stage_entries);
     const size_type budget = requested != 0
                                  ? limits.shared_per_block_optin
                                  : std::min(limits.shared_per_block_optin,
                                             limits.shared_per_multiprocessor / resident_blocks_wanted);
     int factor = requested != 0 ? requested : automatic_factor_limit;
-    while (factor > 4 && (stride * factor * size_type(sizeof(Value)) > budget || w.block_rows > max_threads(factor)))
-        factor /= 2;
+    const auto stage_bytes = [&](int r) {
+        return size_type(stage_stride(w.max_stage_entries, r)) * r * size_type(sizeof(Value));
+    };
+    while (factor > 4 && (stage_bytes(factor) > budget || w.block_rows > max_threads(factor))) factor /= 2;
     LayerLaunch launch;
     launch.register_factor = factor;
-    launch.shared_bytes = stride * factor * size_type(sizeof(Value));
+    launch.shared_bytes = stage_bytes(factor);
     launch.shared_without_optin = limits.shared_per_block;
     launch.shared_optin = limits.shared_per_block_optin;
     if (launch.shared_bytes > limits.shared_per_block_optin || w.block_rows > max_threads(factor))

@@ -15,13 +15,13 @@ constexpr int threads_per_block = 256;
 constexpr long long rows_per_strip = 64;
 constexpr long long max_grid_y = 65535;
 
-// b(col[e], j) = val[e] for the entries of row j.
+// b(col[e], j) = val[e] (without values: `value`) for the entries of row j.
 template <typename V>
-__global__ void scatter_images_kernel(const std::int64_t* row_ptr, const std::int32_t* col, const V* val, long long k,
-                               long long ldb, V* b) {
+__global__ void scatter_images_kernel(const std::int64_t* row_ptr, const std::int32_t* col, const V* val, V value,
+                                      long long k, long long ldb, V* b) {
     const long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (j >= k) return;
-    for (long long e = row_ptr[j]; e < row_ptr[j + 1]; ++e) b[(long long)col[e] * ldb + j] = val[e];
+    for (long long e = row_ptr[j]; e < row_ptr[j + 1]; ++e) b[(long long)col[e] * ldb + j] = val ? val[e] : value;
 }
 
 // live[j] = 1 when column j of c has a nonzero in one of the strips of rows this block row scans.
@@ -65,8 +65,18 @@ void scatter_rows_as_columns(const std::int64_t* row_ptr, const std::int32_t* co
                              cudaStream_t stream) {
     check_row_major(b.layout, Layout::row_major, "cuda::device::scatter_rows_as_columns");
     if (b.cols == 0) return;
-    TESSEL_LAUNCH(blocks_for(b.cols), threads_per_block, 0, stream, scatter_images_kernel<V>)(row_ptr, col, val, b.cols, b.ld,
-                                                                                       b.data);
+    TESSEL_LAUNCH(blocks_for(b.cols), threads_per_block, 0, stream, scatter_images_kernel<V>)(row_ptr, col, val, V(0),
+                                                                                              b.cols, b.ld, b.data);
+    TESSEL_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
+void scatter_pattern_as_columns(const std::int64_t* row_ptr, const std::int32_t* col, V value, DenseView<V> b,
+                                cudaStream_t stream) {
+    check_row_major(b.layout, Layout::row_major, "cuda::device::scatter_pattern_as_columns");
+    if (b.cols == 0) return;
+    TESSEL_LAUNCH(blocks_for(b.cols), threads_per_block, 0, stream, scatter_images_kernel<V>)(row_ptr, col, nullptr,
+                                                                                              value, b.cols, b.ld, b.data);
     TESSEL_CUDA_CHECK_LAUNCH();
 }
 
@@ -96,6 +106,7 @@ void gather_columns(DenseView<const V> c, const std::int64_t* keep, DenseView<V>
 #define TESSEL_INSTANTIATE(V)                                                                                       \
     template void scatter_rows_as_columns(const std::int64_t*, const std::int32_t*, const V*, DenseView<V>,       \
                                           cudaStream_t);                                                          \
+    template void scatter_pattern_as_columns(const std::int64_t*, const std::int32_t*, V, DenseView<V>, cudaStream_t); \
     template void mark_live_columns(DenseView<const V>, int*, cudaStream_t);                                       \
     template void gather_columns(DenseView<const V>, const std::int64_t*, DenseView<V>, cudaStream_t);
 TESSEL_INSTANTIATE(float)
