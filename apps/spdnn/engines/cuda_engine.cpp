@@ -77,8 +77,7 @@ public:
     void keep_images(const Images& images) override {
         const auto& v = images.values();
         uniform_.reset();
-        if (!v.empty() && std::all_of(v.begin(), v.end(), [&](Value x) { return x == v.front(); }))
-            uniform_ = Uniform{v.data(), v.front()};
+        if (all_equal(v)) uniform_ = Uniform{v.data(), v.front()};
         pin(images.col_idx().data(), images.col_idx().size() * sizeof(Index));
         if (!uniform_) pin(v.data(), v.size() * sizeof(Value));
     }
@@ -268,6 +267,18 @@ private:
             cuda::device::scatter_pattern_as_columns(image_rp_.data(), image_col_.data(), uniform_->value, to, stream());
         else
             cuda::device::scatter_rows_as_columns(image_rp_.data(), image_col_.data(), image_val_.data(), to, stream());
+    }
+
+    // True when v holds one number only (by all threads: one thread took 5-19 ms for the 22-90
+    // MB of values of 60000 images at 1024-4096 neurons on the H200's host).
+    static bool all_equal(const std::vector<Value>& v) {
+        if (v.empty()) return false;
+        const Value first = v.front();
+        const auto n = static_cast<std::ptrdiff_t>(v.size());
+        bool same = true;
+#pragma omp parallel for schedule(static) reduction(&& : same)
+        for (std::ptrdiff_t e = 0; e < n; ++e) same = same && v[std::size_t(e)] == first;
+        return same;
     }
 
     // host[0 .. count) into buf, grown only when too small (no device-wide wait of a free per batch).

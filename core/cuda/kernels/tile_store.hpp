@@ -1,11 +1,11 @@
-// A thread's register tile of one row of a row-major result, written 16 bytes at a time (device
-// code, internal): core's tiled ELL kernel and spdnn's fused layer kernel end with it.
+// A thread's register tile of one row of a row-major result, written 16 bytes at a time, and a
+// distance between staged columns free of bank conflicts (device code, internal): spdnn's fused
+// layer kernel uses both, core's tiled ELL kernel the 16-byte chunk for its staging loads.
 #pragma once
 
 #include <cstdint>
 
 #include "core/cuda/runtime/device_code.hpp"
-#include "core/kernels/epilogue.hpp"
 #include "core/types.hpp"
 
 namespace tessel::cuda::detail {
@@ -49,22 +49,6 @@ __device__ __forceinline__ void store_tile(V* out, const V (&y)[R], int active, 
 #pragma unroll
     for (int kk = 0; kk < R; ++kk)
         if (kk < active) out[kk] = y[kk];
-}
-
-/// out[kk] := ep.apply(acc[kk], out[kk]) for kk < active: in chunks where store_tile would when
-/// the epilogue leaves the old values unread, value by value where it reads them (C += A·B: the
-/// chunked read-modify-write spilled double tiles of 8 and 32 columns).
-template <int R, typename V>
-__device__ __forceinline__ void write_tile(V* out, V (&acc)[R], int active, bool chunked, const Epilogue<V>& ep) {
-    if (ep.reads_output()) {
-#pragma unroll
-        for (int kk = 0; kk < R; ++kk)
-            if (kk < active) out[kk] = ep.apply(acc[kk], out[kk]);
-        return;
-    }
-#pragma unroll
-    for (int kk = 0; kk < R; ++kk) acc[kk] = ep.apply(acc[kk], acc[kk]);  // the second argument unread
-    store_tile<R>(out, acc, active, chunked);
 }
 
 /// The distance between staged columns in shared memory for a register tile of R columns: at
