@@ -116,7 +116,9 @@ def main():
         print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)).rstrip())
     if limits:
         print(f"card: triad {triad:.0f} GB/s, DGEMM 1024^3 {dgemm:.1f} TFLOP/s, "
-              f"H2D pageable {limits.get('h2d_pageable_gbs', 0):.1f} / pinned {limits.get('h2d_pinned_gbs', 0):.1f} GB/s")
+              f"H2D pageable {limits.get('h2d_pageable_gbs', 0):.1f} / pinned {limits.get('h2d_pinned_gbs', 0):.1f} GB/s, "
+              f"D2H pinned {limits.get('d2h_pinned_gbs', 0):.1f} GB/s, "
+              f"both ways {limits.get('both_ways_pinned_gbs_each', 0):.1f} GB/s each")
 
 
 if __name__ == "__main__":
