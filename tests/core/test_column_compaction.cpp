@@ -64,6 +64,21 @@ TEST_CASE("cpu column passes equal the naive loops", "[core][spdnn-columns]") {
     std::vector<float> p(b.size(), 0.0f);
     cpu::scatter_pattern_as_columns(im.row_ptr.data(), im.col.data(), 1.0f, DenseView<float>(p.data(), im.n, im.k));
     CHECK(p == scattered(ones));
+    // The pattern as bits by column, expanded whole and from column 37 on (not a word's start).
+    const size_type words = pattern_words(im.k);
+    std::vector<std::uint32_t> bits(std::size_t(im.n * words), 0xffffffffu);
+    cpu::pattern_bits(im.row_ptr.data(), im.col.data(), im.k, im.n, bits.data());
+    std::vector<float> x(b.size(), -1.0f);
+    cpu::expand_bits_as_columns(bits.data(), words, 0, 1.0f, DenseView<float>(x.data(), im.n, im.k));
+    CHECK(x == p);
+    constexpr size_type from = 37;
+    std::vector<float> tail(std::size_t(im.n * (im.k - from)), -1.0f);
+    cpu::expand_bits_as_columns(bits.data(), words, from, 1.0f, DenseView<float>(tail.data(), im.n, im.k - from));
+    bool same_tail = true;
+    for (size_type i = 0; i < im.n; ++i)
+        for (size_type j = from; j < im.k; ++j)
+            same_tail = same_tail && tail[std::size_t(i * (im.k - from) + j - from)] == p[std::size_t(i * im.k + j)];
+    CHECK(same_tail);
 
     std::vector<int> live(std::size_t(im.k), 7);
     cpu::mark_live_columns(DenseView<const float>(b.data(), im.n, im.k), live.data());
@@ -110,6 +125,20 @@ TEST_CASE("cuda column passes equal the cpu ones", "[cuda][spdnn-columns]") {
     cuda::device::scatter_pattern_as_columns(rp.data(), col.data(), 3.0f, DenseView<float>(p.data(), im.n, im.k), nullptr);
     p.download(pattern_gpu.data(), p.size());
     CHECK(pattern_gpu == pattern_cpu);
+    // The bits expanded on the device from column 37 on, into a row-padded B: the cpu's.
+    const size_type words = pattern_words(im.k), from = 37, cols = im.k - from, ld = cols + 3;
+    std::vector<std::uint32_t> host_bits(std::size_t(im.n * words));
+    cpu::pattern_bits(im.row_ptr.data(), im.col.data(), im.k, im.n, host_bits.data());
+    std::vector<float> bits_cpu(std::size_t(im.n * ld), -1.0f), bits_gpu(bits_cpu.size());
+    cpu::expand_bits_as_columns(host_bits.data(), words, from, 3.0f, DenseView<float>(bits_cpu.data(), im.n, cols, Layout::row_major, ld));
+    cuda::DeviceBuffer<std::uint32_t> dbits(host_bits.data(), size_type(host_bits.size()));
+    cuda::DeviceBuffer<float> x(im.n * ld);
+    const std::vector<float> unset(bits_cpu.size(), -1.0f);
+    x.upload(unset.data(), x.size());  // as the cpu's B before its expansion: padding -1 in both
+    cuda::device::expand_bits_as_columns(dbits.data(), words, from, 3.0f,
+                                         DenseView<float>(x.data(), im.n, cols, Layout::row_major, ld), nullptr);
+    x.download(bits_gpu.data(), x.size());
+    CHECK(bits_gpu == bits_cpu);
 
     std::vector<int> live_cpu(std::size_t(im.k)), live_gpu(std::size_t(im.k));
     cpu::mark_live_columns(DenseView<const float>(expected.data(), im.n, im.k), live_cpu.data());

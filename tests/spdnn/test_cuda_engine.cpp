@@ -136,7 +136,8 @@ TEST_CASE("cuda engine: kept images go up as pinned copies and give the same lay
     // A batch's copies up: its row offsets and ids (through the engine's pinned buffers) and the
     // images' columns and values, pageable unless kept (page-locking holds for the whole
     // process, so the engine that keeps nothing starts its batch first). The generated images
-    // are all ones: kept, they go up without their values (3 copies, not 4).
+    // are all ones: kept, a run of them goes up as bits by feature (2 copies: the bits, the
+    // ids), a scattered batch as its pattern without values (3, not 4).
     auto pageable_copies_of_batch = [&](Engine& e, const std::vector<std::int64_t>& batch, int copies) {
         e.reserve(images().rows());
         const auto before = device_traffic::counts(device_traffic::current_phase());
@@ -163,7 +164,7 @@ TEST_CASE("cuda engine: kept images go up as pinned copies and give the same lay
     };
     CHECK(pageable_copies_of_batch(*pageable, rows, 4) == 2);
     pinned->keep_images(images());
-    CHECK(pageable_copies_of_batch(*pinned, rows, 3) == 0);
+    CHECK(pageable_copies_of_batch(*pinned, rows, 2) == 0);
     same_layers(rows);
     // A second batch over the same pinned buffers, its images out of order: packed on the host
     // (pageable) in both engines, the kept engine's without values.
@@ -171,6 +172,11 @@ TEST_CASE("cuda engine: kept images go up as pinned copies and give the same lay
     CHECK(pageable_copies_of_batch(*pageable, reversed, 4) == 2);
     CHECK(pageable_copies_of_batch(*pinned, reversed, 3) == 1);
     same_layers(reversed);
+    // A run that starts inside a word of the bits (images 37 ..: bit 5 of word 1 on).
+    const std::vector<std::int64_t> tail(rows.begin() + 37, rows.end());
+    CHECK(pageable_copies_of_batch(*pageable, tail, 4) == 2);
+    CHECK(pageable_copies_of_batch(*pinned, tail, 2) == 0);
+    same_layers(tail);
 }
 
 TEST_CASE("cuda engine: kept images of mixed values go up with them", "[cuda][spdnn]") {

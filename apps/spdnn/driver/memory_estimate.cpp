@@ -29,7 +29,11 @@ MemoryEstimate estimate_inference_memory(const EstimateInput& in) {
     MemoryEstimate e;
     e.ranks = std::max(1, in.ranks);
     e.base = process_bytes;
-    e.images = double(in.image_nnz) * csr_bytes_per_nonzero + double(in.images + 1) * 8;
+    // The CSR, and on cuda images of one value kept as bits by feature (never more bytes than
+    // their column indices: the engine keeps the indices instead).
+    const double bits = double((in.images + 31) / 32) * double(in.neurons) * 4;
+    e.images = double(in.image_nnz) * csr_bytes_per_nonzero + double(in.images + 1) * 8 +
+               std::min(bits, double(in.image_nnz) * 4);
     const double n = double(in.neurons);
     const double share = std::ceil(double(in.images) / e.ranks);
     double batch = in.batch_images > 0 ? double(in.batch_images) : std::floor(activation_budget / (2 * n * 4));

@@ -11,7 +11,7 @@ namespace tessel::spdnn {
 
 struct MemoryEstimate {
     double base = 0;         // the process itself (MPI, libraries): about 220 MiB measured
-    double images = 0;       // the images as CSR (every rank holds them all)
+    double images = 0;       // the images as CSR (every rank holds them all), on cuda also as bits
     double activations = 0;  // two buffers of batch x N values
     double weights = 0;      // resident: every layer as CSR and tiled ELL; streamed: two layers
     int ranks = 1;           // processes on this node

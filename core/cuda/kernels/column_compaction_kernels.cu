@@ -1,5 +1,7 @@
 // cuda column passes of sparse DNN inference (the cpu twins: core/cpu/column_compaction.cpp):
 // one thread per column (scatter; live marks per strip of 64 rows) or per entry (gather).
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "core/cuda/runtime/cuda_check.hpp"
@@ -22,6 +24,18 @@ __global__ void scatter_images_kernel(const std::int64_t* row_ptr, const std::in
     const long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
     if (j >= k) return;
     for (long long e = row_ptr[j]; e < row_ptr[j + 1]; ++e) b[(long long)col[e] * ldb + j] = val ? val[e] : value;
+}
+
+// b(i, j) = value where bit offset + j of bits row i is set, else 0; grid-stride over b, j
+// fastest (the 32 threads of a word read it together and write 32 consecutive values).
+template <typename V>
+__global__ void expand_bits_kernel(const std::uint32_t* bits, long long words_ld, long long offset, V value,
+                                   long long rows, long long k, long long ldb, V* b) {
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < rows * k; e += stride) {
+        const long long i = e / k, j = e % k, g = offset + j;
+        b[i * ldb + j] = (bits[i * words_ld + g / 32] >> (g % 32)) & 1u ? value : V(0);
+    }
 }
 
 // live[j] = 1 when column j of c has a nonzero in one of the strips of rows this block row scans.
@@ -81,6 +95,17 @@ void scatter_pattern_as_columns(const std::int64_t* row_ptr, const std::int32_t*
 }
 
 template <typename V>
+void expand_bits_as_columns(const std::uint32_t* bits, size_type words_ld, size_type offset, V value, DenseView<V> b,
+                            cudaStream_t stream) {
+    check_row_major(b.layout, Layout::row_major, "cuda::device::expand_bits_as_columns");
+    if (b.rows == 0 || b.cols == 0) return;
+    const unsigned blocks = static_cast<unsigned>(std::min<long long>(blocks_for(b.rows * b.cols), 65536));
+    TESSEL_LAUNCH(blocks, threads_per_block, 0, stream, expand_bits_kernel<V>)(bits, words_ld, offset, value, b.rows,
+                                                                                b.cols, b.ld, b.data);
+    TESSEL_CUDA_CHECK_LAUNCH();
+}
+
+template <typename V>
 void mark_live_columns(DenseView<const V> c, int* live, cudaStream_t stream) {
     check_row_major(c.layout, Layout::row_major, "cuda::device::mark_live_columns");
     if (c.cols == 0 || c.rows == 0) return;
@@ -107,6 +132,7 @@ void gather_columns(DenseView<const V> c, const std::int64_t* keep, DenseView<V>
     template void scatter_rows_as_columns(const std::int64_t*, const std::int32_t*, const V*, DenseView<V>,       \
                                           cudaStream_t);                                                          \
     template void scatter_pattern_as_columns(const std::int64_t*, const std::int32_t*, V, DenseView<V>, cudaStream_t); \
+    template void expand_bits_as_columns(const std::uint32_t*, size_type, size_type, V, DenseView<V>, cudaStream_t);   \
     template void mark_live_columns(DenseView<const V>, int*, cudaStream_t);                                       \
     template void gather_columns(DenseView<const V>, const std::int64_t*, DenseView<V>, cudaStream_t);
 TESSEL_INSTANTIATE(float)
