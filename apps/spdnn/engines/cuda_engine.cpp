@@ -71,12 +71,11 @@ public:
 
     // The images' columns and values page-locked (an H200, 1024 x 60000 images: the pageable
     // copy held the host 9 ms of a 25 ms inference). Where the runtime refuses, they stay pageable.
-    // Images whose values are all one number (the Graph Challenge's are all 1) go up as their
-    // pattern alone: 22 of a batch's 45 MB at 1024 neurons, 0.4 ms of the 1.24 the images took
-    // of T's 13.4 on an H200.
-    // Such images denser than one pixel in 32 go up as bits by feature instead (pinned here):
-    // 7.7 MB for 60000 images at 1024 neurons, 31 MB at 4096, against 22 and 90 MB of column
-    // indices (the images took 0.8 and 3.7 ms of T's 9.9 and 17.8 on an H200 as a pattern).
+    // Images of one value (the Graph Challenge's are all 1) go up without values: a run of them
+    // as bits by feature where they are denser than one pixel in 32 (packed and pinned here:
+    // 7.7 MB for 60000 images at 1024 neurons, 31 MB at 4096, where their column indices are 22
+    // and 90 MB), scattered ones as their pattern (an H200 at 1024 neurons: the images took 0.80
+    // ms of T as a pattern, 1.24 with values; the bits not measured).
     void keep_images(const Images& images) override {
         const auto& v = images.values();
         uniform_.reset();
