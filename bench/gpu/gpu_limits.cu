@@ -5,7 +5,6 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
-
 #include <cstdio>
 #include <iostream>
 #include <fstream>

@@ -121,16 +121,27 @@ TEST_CASE("cuda engine equals the core engine layer by layer", "[cuda][spdnn]") 
     }
 }
 
+// What the kept-images cases share: the layer's epilogue, the weights resident at 256 block
+// rows, an engine with compaction and resident weights, every image.
+struct KeptImagesCase {
+    Epilogue<Value> ep = Epilogue<Value>::bias_relu_cap(network().bias, activation_cap);
+    std::unique_ptr<LayerWeights> weights = resident_weights(network(), weight_layout(neurons, 256, 0));
+    EngineOptions options{neurons, 0, true, true, network().layer_count()};
+    std::vector<std::int64_t> rows = all_rows();
+};
+
 TEST_CASE("cuda engine: kept images go up as pinned copies and give the same layers", "[cuda][spdnn]") {
     if (!cuda::device_available()) {
         WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
         return;
     }
     const auto& net = network();
-    const auto ep = Epilogue<Value>::bias_relu_cap(net.bias, activation_cap);
-    auto weights = resident_weights(net, weight_layout(neurons, 256, 0));
-    const auto rows = all_rows();
-    const EngineOptions options{neurons, 0, true, true, net.layer_count()};
+    const KeptImagesCase c;
+    // References, not a structured binding: the lambdas below capture them (clang 14 refuses that).
+    const auto& ep = c.ep;
+    const auto& options = c.options;
+    const auto& weights = c.weights;
+    const auto& rows = c.rows;
     auto pageable = make_cuda_engine(options, KernelChoice::core);
     auto pinned = make_cuda_engine(options, KernelChoice::core);
     // A batch's copies up: its row offsets and ids (through the engine's pinned buffers) and the
@@ -184,15 +195,15 @@ TEST_CASE("cuda engine: kept images of mixed values go up with them", "[cuda][sp
         WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
         return;
     }
-    const auto& net = network();
-    const auto ep = Epilogue<Value>::bias_relu_cap(net.bias, activation_cap);
-    auto weights = resident_weights(net, weight_layout(neurons, 256, 0));
+    const KeptImagesCase c;
+    const auto& ep = c.ep;
+    const auto& options = c.options;
+    const auto& weights = c.weights;
+    const auto& rows = c.rows;
     const Images& ones = images();
     std::vector<Value> values(ones.values().begin(), ones.values().end());
     for (std::size_t e = 0; e < values.size(); e += 3) values[e] = Value(2);
     const Images mixed(ones.rows(), ones.cols(), ones.row_ptr(), ones.col_idx(), values);
-    const auto rows = all_rows();
-    const EngineOptions options{neurons, 0, true, true, net.layer_count()};
     auto kept = make_cuda_engine(options, KernelChoice::core);
     auto cpu = make_core_engine(options);
     kept->keep_images(mixed);

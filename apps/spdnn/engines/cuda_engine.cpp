@@ -79,13 +79,10 @@ public:
     void keep_images(const Images& images) override {
         const auto& v = images.values();
         uniform_.reset();
-        bits_of_ = nullptr;
-        if (all_equal(v)) uniform_ = Uniform{v.data(), v.front()};
-        const size_type words = pattern_words(images.rows());
-        if (uniform_ && words * n_ < images.nnz()) {
-            host_bits_.reserve(words * n_);
+        if (all_equal(v)) uniform_ = Uniform{v.data(), v.front(), pattern_words(images.rows()) * n_ < images.nnz()};
+        if (uniform_ && uniform_->bits) {
+            host_bits_.reserve(pattern_words(images.rows()) * n_);
             cpu::pattern_bits(images.row_ptr().data(), images.col_idx().data(), images.rows(), n_, host_bits_.data());
-            bits_of_ = images.col_idx().data();
         } else {
             pin(images.col_idx().data(), images.col_idx().size() * sizeof(Index));
         }
@@ -243,7 +240,7 @@ private:
         const bool pattern = uniform_ && uniform_->values == images.values().data();
         bool consecutive = true;
         for (size_type j = 1; j < k && consecutive; ++j) consecutive = rows[j] == rows[0] + j;
-        if (consecutive && k > 0 && bits_of_ == images.col_idx().data()) return upload_bits(images, rows.front(), k);
+        if (pattern && uniform_->bits && consecutive && k > 0) return upload_bits(images, rows.front(), k);
         // Row offsets through pinned memory: a pageable copy holds the host until it is staged
         // (a batch's start was 1.8 ms of the 18 at 1024 neurons on an H200).
         std::int64_t* rp = host_rp_.data();
@@ -432,10 +429,10 @@ private:
     struct Uniform {
         const Value* values;  // the kept images' values, all equal to value
         Value value;
+        bool bits;            // their bits by feature are in host_bits_
     };
     std::optional<Uniform> uniform_;
-    cuda::PinnedBuffer<std::uint32_t> host_bits_;  // the kept images' bits by feature (pattern_bits)
-    const Index* bits_of_ = nullptr;               // whose: their column indices' address
+    cuda::PinnedBuffer<std::uint32_t> host_bits_;  // pattern_bits of the kept images
     cuda::DeviceBuffer<std::uint32_t> image_bits_;
     mutable cuda::PinnedBuffer<std::int32_t> host_count_;
     cuda::PinnedBuffer<std::int64_t> host_rp_, host_ids_;  // a batch's row offsets and ids on their way up

@@ -26,16 +26,18 @@ __global__ void scatter_images_kernel(const std::int64_t* row_ptr, const std::in
     for (long long e = row_ptr[j]; e < row_ptr[j + 1]; ++e) b[(long long)col[e] * ldb + j] = val ? val[e] : value;
 }
 
-// b(i, j) = value where bit offset + j of bits row i is set, else 0; grid-stride over b, j
-// fastest (the 32 threads of a word read it together and write 32 consecutive values).
+// b(i, j) = value where bit offset + j of bits row i is set, else 0: a thread per column j
+// (the 32 threads of a word read it together and write 32 consecutive values), block rows
+// striding over the rows (no division per entry).
 template <typename V>
 __global__ void expand_bits_kernel(const std::uint32_t* bits, long long words_ld, long long offset, V value,
                                    long long rows, long long k, long long ldb, V* b) {
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < rows * k; e += stride) {
-        const long long i = e / k, j = e % k, g = offset + j;
-        b[i * ldb + j] = (bits[i * words_ld + g / 32] >> (g % 32)) & 1u ? value : V(0);
-    }
+    const long long j = blockIdx.x * (long long)blockDim.x + threadIdx.x;
+    if (j >= k) return;
+    const long long word = (offset + j) / 32;
+    const unsigned bit = static_cast<unsigned>((offset + j) % 32);
+    for (long long i = blockIdx.y; i < rows; i += gridDim.y)
+        b[i * ldb + j] = (bits[i * words_ld + word] >> bit) & 1u ? value : V(0);
 }
 
 // live[j] = 1 when column j of c has a nonzero in one of the strips of rows this block row scans.
@@ -99,9 +101,9 @@ void expand_bits_as_columns(const std::uint32_t* bits, size_type words_ld, size_
                             cudaStream_t stream) {
     check_row_major(b.layout, Layout::row_major, "cuda::device::expand_bits_as_columns");
     if (b.rows == 0 || b.cols == 0) return;
-    const unsigned blocks = static_cast<unsigned>(std::min<long long>(blocks_for(b.rows * b.cols), 65536));
-    TESSEL_LAUNCH(blocks, threads_per_block, 0, stream, expand_bits_kernel<V>)(bits, words_ld, offset, value, b.rows,
-                                                                                b.cols, b.ld, b.data);
+    const dim3 grid(blocks_for(b.cols), static_cast<unsigned>(std::min<long long>(b.rows, max_grid_y)));
+    TESSEL_LAUNCH(grid, threads_per_block, 0, stream, expand_bits_kernel<V>)(bits, words_ld, offset, value, b.rows,
+                                                                              b.cols, b.ld, b.data);
     TESSEL_CUDA_CHECK_LAUNCH();
 }
 
