@@ -4,6 +4,7 @@
 // cuda against cpu with the device traffic of the layer loop.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -18,6 +19,7 @@
 #include <random>
 
 #include "apps/spdnn/engines/cuda_layer_kernels.hpp"
+#include "apps/spdnn/engines/device_layers.hpp"
 #include "core/cuda/runtime/device_buffer.hpp"
 #include "core/cuda/runtime/device_limits.hpp"
 #endif
@@ -246,9 +248,11 @@ TEST_CASE("cuda inference: cpu categories, no host wait and at most 32 bytes per
         const std::int64_t bytes = steady["h2d_bytes"].get<std::int64_t>() + steady["d2h_bytes"].get<std::int64_t>();
         const std::int64_t waits = steady["synchronizations"];
         if (kernel == KernelChoice::core) {
-            // The tiled kernel reads its column count on the device: nothing crosses, no wait.
+            // The tiled kernel reads its column count on the device: nothing crosses, no wait;
+            // it compacts in its last block: one launch per layer.
             CHECK(bytes == 0);
             CHECK(waits == 0);
+            CHECK(steady["launches"].get<std::int64_t>() == steps);
         } else {
             // cuSPARSE needs the count on the host: 4 bytes and one wait per layer at most.
             CHECK(bytes <= 4 * steps);
@@ -334,8 +338,9 @@ TEST_CASE("cuda compact_live equals a host loop over many chunks of flags", "[cu
         WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
         return;
     }
-    // 20011 flags: three chunks of 8192 (the last one ragged), runs of live and dead columns.
-    const std::int32_t k = 20011;
+    // 70011 flags: three chunks of 1024 threads x 32 (the last one ragged), runs of live and dead
+    // columns.
+    const std::int32_t k = 70011;
     std::mt19937 rng(7);
     std::vector<std::int32_t> flags(static_cast<std::size_t>(k));
     for (std::int32_t j = 0; j < k; ++j) flags[j] = (j / 300) % 3 == 0 ? 1 : int(rng() % 4 == 0);
@@ -351,8 +356,9 @@ TEST_CASE("cuda compact_live equals a host loop over many chunks of flags", "[cu
     cuda::DeviceBuffer<std::int32_t> live(flags.data(), k), kept(k), counts(2);
     cuda::DeviceBuffer<std::int64_t> ids_in(ids.data(), k), ids_out(k);
     counts.upload(&k, 1);
-    spdnn::device::compact_live(live.data(), counts.data(), kept.data(), counts.data() + 1, ids_in.data(),
-                                ids_out.data(), nullptr);
+    spdnn::device::compact_live(live.data(), counts.data(), {nullptr, kept.data(), counts.data() + 1, ids_in.data(),
+                                                             ids_out.data()},
+                                nullptr);
     std::int32_t got_count = -1;
     counts.download(&got_count, 1, nullptr, 1);
     REQUIRE(got_count == static_cast<std::int32_t>(want_kept.size()));
@@ -364,6 +370,78 @@ TEST_CASE("cuda compact_live equals a host loop over many chunks of flags", "[cu
     CHECK(got_kept == want_kept);
     CHECK(got_ids == want_ids);
     CHECK(std::all_of(zeroed.begin(), zeroed.end(), [](std::int32_t f) { return f == 0; }));
+}
+
+TEST_CASE("cuda fused layer: its last block compacts the flags over many chunks", "[cuda][spdnn]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    // Blocks of 32 rows: the last block's chunks are 32 x 32 flags, so 2600 columns take three
+    // (the last one ragged); many column blocks race for the last ticket.
+    constexpr size_type n = 32, k = 2600;
+    std::mt19937 rng(11);
+    std::vector<size_type> row_ptr{0};
+    std::vector<Index> col;
+    for (size_type i = 0; i < n; ++i) {
+        for (size_type e = 0; e < 4; ++e) col.push_back(static_cast<Index>((i * 7 + e * 5) % n));
+        std::sort(col.end() - 4, col.end());
+        col.erase(std::unique(col.end() - 4, col.end()), col.end());
+        row_ptr.push_back(static_cast<size_type>(col.size()));
+    }
+    const Csr<Value, Index> wt_csr(n, n, row_ptr, col, std::vector<Value>(col.size(), Value(0.5)));
+    const auto wt = tiled_ell_from_csr(wt_csr, TiledEllConfig{32, 64});
+    // Column j: zero in runs (dead after the layer's bias), else a few rows of ones.
+    std::vector<Value> in(n * k, Value(0));
+    for (size_type j = 0; j < k; ++j)
+        if ((j / 170) % 3 != 1 && rng() % 5 != 0)
+            for (int r = 0; r < 3; ++r) in[(rng() % n) * k + j] = Value(1);
+    std::vector<std::int64_t> ids(k);
+    for (size_type j = 0; j < k; ++j) ids[j] = 5 * std::int64_t(j) + 2;
+
+    ResidentLayers layers;
+    layers.upload(0, wt, nullptr);
+    const device::LayerArrays& w = *layers.find(0);
+    const auto launch = device::plan_layer(w, k, 8);
+    cuda::DeviceBuffer<Value> d_in(in.data(), n * k), d_out(n * k);
+    cuda::DeviceBuffer<std::int32_t> src(k), counts(2), live(k), kept(k), arrived(1);
+    cuda::DeviceBuffer<std::int64_t> ids_in(ids.data(), k), ids_out(k);
+    live.fill_zero();
+    arrived.fill_zero();
+    device::identity_columns(src.data(), counts.data(), k, nullptr);
+    const auto ep = Epilogue<Value>::bias_relu_cap(Value(-0.3), activation_cap);
+    const device::Compaction next{arrived.data(), kept.data(), counts.data() + 1, ids_in.data(), ids_out.data()};
+    for (int twice = 0; twice < 2; ++twice) {  // the counter is left zero for the next layer
+        CAPTURE(twice);
+        device::fused_layer(w, {d_in.data(), src.data(), counts.data(), d_out.data(), live.data(), k}, next, ep, launch,
+                            nullptr);
+        std::vector<Value> out(n * k);
+        d_out.download(out.data(), n * k);
+        std::vector<std::int32_t> want_kept;
+        std::vector<std::int64_t> want_ids;
+        for (size_type j = 0; j < k; ++j)
+            for (size_type i = 0; i < n; ++i)
+                if (out[i * k + j] != Value(0)) {
+                    want_kept.push_back(static_cast<std::int32_t>(j));
+                    want_ids.push_back(ids[j]);
+                    break;
+                }
+        REQUIRE(want_kept.size() > 1000);
+        REQUIRE(want_kept.size() < 2000);
+        std::int32_t got_count = -1, got_arrived = -1;
+        counts.download(&got_count, 1, nullptr, 1);
+        arrived.download(&got_arrived, 1);
+        REQUIRE(got_count == static_cast<std::int32_t>(want_kept.size()));
+        CHECK(got_arrived == 0);
+        std::vector<std::int32_t> got_kept(want_kept.size()), flags(k, 1);
+        std::vector<std::int64_t> got_ids(want_ids.size());
+        kept.download(got_kept.data(), got_count);
+        ids_out.download(got_ids.data(), got_count);
+        live.download(flags.data(), k);
+        CHECK(got_kept == want_kept);
+        CHECK(got_ids == want_ids);
+        CHECK(std::all_of(flags.begin(), flags.end(), [](std::int32_t f) { return f == 0; }));
+    }
 }
 
 #endif

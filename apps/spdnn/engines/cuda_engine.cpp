@@ -1,8 +1,9 @@
 // The cuda engine: Yᵀ, the live columns, their count and the images' ids stay on the device, so
 // the host enqueues layer after layer without waiting (cuda_layer_kernels.hpp). Per layer:
-// the fused layer kernel (or cuSPARSE SpMM + activation + a live-flag pass, the baseline,
-// which reads the column count back to size cuSPARSE's call), then compact_live. The host
-// reads the counts, the per-layer device times and the answer once per batch.
+// the fused layer kernel, whose last block compacts the live columns (or cuSPARSE SpMM +
+// activation + a live-flag pass, the baseline, which reads the column count back to size
+// cuSPARSE's call, then compact_live). The host reads the counts, the per-layer device times
+// and the answer once per batch.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -55,7 +56,7 @@ public:
                       std::to_string(plan_key_.stage_entries) + " inputs, kernel for " +
                       std::to_string(plan_->min_blocks) + " x " + std::to_string(plan_->variant_threads) +
                       " threads per SM";
-        return "cuda fused tiled-ELL layer (staged gather, live flags" + variant + ") + device compaction";
+        return "cuda fused tiled-ELL layer (staged gather, live flags" + variant + ") + compaction in its last block";
     }
     int register_factor() const override { return cusparse_ ? 0 : (used_factor_ ? used_factor_ : register_factor_); }
 
@@ -223,7 +224,11 @@ private:
         for (auto& a : act_) a = cuda::DeviceBuffer<Value>(n_ * capacity_);
         if (cusparse_) gathered_ = cuda::DeviceBuffer<Value>(n_ * capacity_);
         live_ = cuda::DeviceBuffer<std::int32_t>(capacity_);
-        live_.fill_zero(stream());  // compact_live keeps it zero from here on
+        live_.fill_zero(stream());  // the compaction keeps it zero from here on
+        if (arrived_.size() == 0) {
+            arrived_ = cuda::DeviceBuffer<std::int32_t>(1);
+            arrived_.fill_zero(stream());  // the layer kernel's last block leaves it zero
+        }
         kept_ = cuda::DeviceBuffer<std::int32_t>(capacity_);
         identity_ = cuda::DeviceBuffer<std::int32_t>(capacity_);
         for (auto& ids : ids_) ids = cuda::DeviceBuffer<std::int64_t>(capacity_);
@@ -331,14 +336,16 @@ private:
         const Value* in = act_[p_].data();
         Value* out = act_[1 - p_].data();
         const std::int32_t* count = counts_.data() + count_at_;
-        if (cusparse_)
-            run_cusparse(k, wt, in, count, out, ep);
-        else
-            run_fused(k, wt, in, count, out, ep);
         // The next layer's columns: the nonzero ones (compaction), else all of them again.
         std::int64_t* ids_out = compaction_ ? ids_[1 - ids_at_].data() : nullptr;
-        device::compact_live(live_.data(), count, kept_.data(), counts_.data() + k + 1, ids_[ids_at_].data(), ids_out,
-                             stream());
+        const device::Compaction next{arrived_.data(), kept_.data(), counts_.data() + k + 1, ids_[ids_at_].data(),
+                                      ids_out};
+        if (cusparse_) {
+            run_cusparse(k, wt, in, count, out, ep);
+            device::compact_live(live_.data(), count, next, stream());
+        } else {
+            run_fused(k, wt, in, count, out, next, ep);  // compacts in its last block
+        }
         if (compaction_) {
             src_ = kept_.data();
             count_at_ = k + 1;
@@ -351,7 +358,7 @@ private:
     }
 
     void run_fused(size_type k, const TiledEll<Value, Index>& wt, const Value* in, const std::int32_t* count, Value* out,
-                   const Epilogue<Value>& ep) {
+                   const device::Compaction& next, const Epilogue<Value>& ep) {
         const device::LayerArrays* resident = resident_.find(k);
         if (!resident && !streamed_) streamed_ = std::make_unique<StreamedLayers>();
         const device::LayerArrays arrays = resident ? *resident : streamed_->stage(wt, stream());
@@ -360,7 +367,7 @@ private:
                                                   std::to_string(n_) + " neurons");
         const device::LayerLaunch& launch = plan(arrays);
         used_factor_ = launch.register_factor;
-        device::fused_layer(arrays, {in, src_, count, out, live_.data(), capacity_}, ep, launch, stream());
+        device::fused_layer(arrays, {in, src_, count, out, live_.data(), capacity_}, next, ep, launch, stream());
         if (!resident) streamed_->done_with(stream());
         marks_.record(2 * k + 1, stream());
     }
@@ -421,6 +428,7 @@ private:
     // takes its columns src_[0 .. counts_[count_at_]).
     cuda::DeviceBuffer<Value> act_[2], gathered_;
     cuda::DeviceBuffer<std::int32_t> live_, kept_, identity_, counts_;
+    cuda::DeviceBuffer<std::int32_t> arrived_;  // the fused layer's blocks done (device::Compaction)
     cuda::DeviceBuffer<std::int64_t> ids_[2];
     cuda::DeviceBuffer<std::int64_t> image_rp_;
     cuda::DeviceBuffer<std::int32_t> image_col_;
@@ -446,7 +454,9 @@ private:
     bool started_ = false;
     bool restart_marks_ = true;
     std::vector<std::int64_t> rows_;  // the batch's image ids (without compaction: the columns)
-    cuda::EventMarks marks_;        // 2k before layer k, 2k+1 between its kernel and compaction, 2k+2 after
+    // 2k before layer k, 2k+1 between its kernel and the cuSPARSE path's compaction, 2k+2 after
+    // (the fused layer compacts in its kernel: nothing between 2k+1 and 2k+2).
+    cuda::EventMarks marks_;
     cuda::EventMarks images_marks_;  // 0 before a batch's images go up, 1 once they are scattered, 2 after the ids
     bool images_timed_ = false;    // the batch's pair is recorded and not yet read
     double images_seconds_ = 0;    // device seconds of every batch's images so far

@@ -29,7 +29,6 @@ constexpr int automatic_factor_limit = 8;
 // Column blocks for this many waves of the device; each block strides over the tiles.
 constexpr size_type waves = 2;
 constexpr int compact_threads = 1024;
-constexpr int flags_per_thread = 8;
 constexpr int pass_threads = 256;
 
 // A thread with 128 bytes of accumulators gets up to 128 registers (512 threads per block).
@@ -103,14 +102,95 @@ __device__ __forceinline__ void stage_columns(cuda::SharedPtr<Value> buf, const 
     }
 }
 
+// One block ranks the flags live[0 .. k) in few registers (the layer kernel's variants have 32;
+// a scan of a bit mask per thread, or ballots kept in shared memory, spilled there), in chunks
+// of at most 32 flags per thread: each warp takes an equal run of the chunk (a late layer's
+// thousand flags are five ballots per warp of a block of 256), counts its flags into `totals`
+// (blockDim.x ints of shared memory), the counts rank the warps, then each warp reads its flags
+// again, as ballots, and writes every kept column at its rank. The flags are read volatile: in
+// the layer kernel's last block other blocks wrote them. Every thread stores its warp's count
+// (the same value): a barrier right after a branch may be duplicated into both sides by the
+// host compiler under the simulator, which then sees threads in different barriers. CountLoads
+// and RankLoads: the flag loads a thread has in flight in the two passes (in the layer kernel 4
+// and 2: more spill in its variants of 32 registers).
+template <int CountLoads, int RankLoads>
+__device__ __forceinline__ void compact_flags(std::int32_t* live, int k, const Compaction& next,
+                                              cuda::SharedPtr<int> totals) {
+    const int lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
+    const int warps = blockDim.x / warp_size;
+    const unsigned below = (1u << lane) - 1u;  // the lanes before this one
+    int offset = 0;                            // kept so far; the same in every thread
+    for (int j0 = 0; j0 < k;) {
+        const int most = static_cast<int>(blockDim.x) * warp_size;
+        const int chunk = k - j0 < most ? k - j0 : most;
+        const int ballots = (chunk + warps * warp_size - 1) / (warps * warp_size);  // per warp
+        const int first = j0 + warp * ballots * warp_size, end = j0 + chunk;
+        int mine = 0;
+#pragma unroll CountLoads
+        for (int i = 0; i < ballots; ++i) {
+            const int j = first + i * warp_size + lane;
+            mine += j < end && cuda::load_volatile(live + j) != 0;
+        }
+        totals[threadIdx.x] = __reduce_add_sync(full_mask, mine);
+        __syncthreads();
+        int before = 0, total = 0;
+        for (int v = 0; v < warps; ++v) {
+            const int c = totals[v * warp_size];
+            before += v < warp ? c : 0;
+            total += c;
+        }
+        __syncthreads();  // the next chunk stores its counts
+        int p = offset + before;
+#pragma unroll RankLoads
+        for (int i = 0; i < ballots; ++i) {
+            const int j = first + i * warp_size + lane;
+            const bool set = j < end && cuda::load_volatile(live + j) != 0;
+            const unsigned ballot = __ballot_sync(full_mask, set);
+            if (set) {
+                const int at = p + __popc(ballot & below);
+                next.kept[at] = j;
+                if (next.ids_out) next.ids_out[at] = next.ids_in[j];
+                live[j] = 0;  // ready for the next layer
+            }
+            p += __popc(ballot);
+        }
+        offset += total;
+        j0 += chunk;
+    }
+    if (threadIdx.x == 0) *next.kept_count = offset;
+}
+
+// The layer's compaction, run by the block that finishes last (compact_live's work without a
+// launch of its own; an H200 at 1024 neurons spent 7.6 us per late layer on that launch beside
+// a 30.6 us layer), as CUDA's threadfence reduction: once the block's threads are past a
+// barrier, one fences (making the block's outputs and flags visible to the device) and counts
+// the block in next.arrived; the block that takes the last ticket fences, ranks the flags with
+// its stage buffer as the scan's shared memory, and sets the counter back to zero.
+__device__ __forceinline__ void compact_if_last(std::int32_t* live, int k, const Compaction& next,
+                                                cuda::SharedPtr<int> scratch) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();  // after the barrier: cumulative over the block's stores before it
+        scratch[0] = atomicAdd(next.arrived, 1);
+    }
+    __syncthreads();
+    const bool last = scratch[0] == static_cast<int>(gridDim.x * gridDim.y) - 1;
+    __syncthreads();  // scratch holds the scan's totals next
+    if (!last) return;
+    __threadfence();
+    compact_flags<4, 2>(live, k, next, scratch);
+    if (threadIdx.x == 0) *next.arrived = 0;
+}
+
 // One block per row block (blockDim.x == block_rows) and column tile k0 .. k0+R, for the tiles
 // blockIdx.y, blockIdx.y + gridDim.y, ... below *count. Per stage the block's mapped rows of
 // the input, columns src[k0 ..], are staged in shared memory (buf[kk*stride + n] = in(map[n],
 // src[k0+kk])); each thread sums its row's ELL slots in order (the reference's order) into R
-// registers, applies the epilogue, stores its row and votes with its warp on the live flags.
+// registers, applies the epilogue, stores its row and votes with its warp on the live flags;
+// the last block to finish compacts the flags into the next layer's columns.
 template <int R, int Threads, int MinBlocks>
 __global__ void __launch_bounds__(Threads, MinBlocks)
-    fused_layer_kernel(LayerArrays w, Columns cols, Epilogue<Value> ep, int stride) {
+    fused_layer_kernel(LayerArrays w, Columns cols, Compaction next, Epilogue<Value> ep, int stride) {
     TESSEL_DYNAMIC_SHARED(Value, buf);
     const int k = *cols.count;
     const size_type block = blockIdx.x;
@@ -150,11 +230,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
         }
         if (mine) cuda::detail::store_tile<R>(cols.out + row * cols.ld + k0, acc, active, chunked);
     }
+    compact_if_last(cols.live, k, next, cuda::pointer_cast<int>(buf));
 }
 
 template <int R, int Threads, int MinBlocks>
-void launch_variant(const LayerArrays& w, const Columns& cols, const Epilogue<Value>& ep, const LayerLaunch& launch,
-                    cudaStream_t stream) {
+void launch_variant(const LayerArrays& w, const Columns& cols, const Compaction& next, const Epilogue<Value>& ep,
+                    const LayerLaunch& launch, cudaStream_t stream) {
     // Raise this kernel's limit to the device's opt-in maximum once (the same value every
     // time, so concurrent callers never lower it under one another).
     static std::atomic<bool> raised{false};
@@ -166,77 +247,29 @@ void launch_variant(const LayerArrays& w, const Columns& cols, const Epilogue<Va
     }
     const dim3 grid(static_cast<unsigned>(w.num_blocks), static_cast<unsigned>(launch.column_blocks));
     TESSEL_LAUNCH(grid, static_cast<unsigned>(w.block_rows), static_cast<std::size_t>(launch.shared_bytes), stream,
-                  fused_layer_kernel<R, Threads, MinBlocks>)(w, cols, ep, stage_stride(w.max_stage_entries, R));
+                  fused_layer_kernel<R, Threads, MinBlocks>)(w, cols, next, ep,
+                                                             stage_stride(w.max_stage_entries, R));
     TESSEL_CUDA_CHECK_LAUNCH();
 }
 
 template <int R>
-void launch_fused(const LayerArrays& w, const Columns& cols, const Epilogue<Value>& ep, const LayerLaunch& launch,
-                  cudaStream_t stream) {
+void launch_fused(const LayerArrays& w, const Columns& cols, const Compaction& next, const Epilogue<Value>& ep,
+                  const LayerLaunch& launch, cudaStream_t stream) {
     const int threads = launch.variant_threads, blocks = launch.min_blocks;
     if constexpr (R <= 8) {
         if (threads == narrow_threads && blocks == 8)
-            return launch_variant<R, narrow_threads, 8>(w, cols, ep, launch, stream);
-        if (threads == 512 && blocks == 4) return launch_variant<R, 512, 4>(w, cols, ep, launch, stream);
-        if (threads == 1024 && blocks == 2) return launch_variant<R, 1024, 2>(w, cols, ep, launch, stream);
+            return launch_variant<R, narrow_threads, 8>(w, cols, next, ep, launch, stream);
+        if (threads == 512 && blocks == 4) return launch_variant<R, 512, 4>(w, cols, next, ep, launch, stream);
+        if (threads == 1024 && blocks == 2) return launch_variant<R, 1024, 2>(w, cols, next, ep, launch, stream);
     }
     if (threads == narrow_threads)
-        return launch_variant<R, narrow_threads, usual_min_blocks(R)>(w, cols, ep, launch, stream);
-    launch_variant<R, max_threads(R), 1>(w, cols, ep, launch, stream);
+        return launch_variant<R, narrow_threads, usual_min_blocks(R)>(w, cols, next, ep, launch, stream);
+    launch_variant<R, max_threads(R), 1>(w, cols, next, ep, launch, stream);
 }
 
-// One block scans the flags in chunks of blockDim.x x flags_per_thread: each thread takes
-// consecutive flags (a bit mask), a shuffle scan ranks the threads in their warp, every lane
-// stores its warp's total in shared memory (two buffers by chunk parity, so one barrier per
-// chunk), and every kept column is written at its rank. The shared store is unconditional: a
-// barrier right after a branch may be duplicated into both sides by the host compiler under
-// the simulator, which then sees threads in different barriers.
-__global__ void compact_live_kernel(std::int32_t* live, const std::int32_t* count, std::int32_t* kept,
-                                    std::int32_t* kept_count, const std::int64_t* ids_in, std::int64_t* ids_out) {
-    TESSEL_SHARED_ARRAY(int, warp_totals, 2 * compact_threads);
-    const int k = *count;
-    const int lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
-    const int warps = blockDim.x / warp_size;
-    int offset = 0;  // kept so far; the same in every thread
-    int parity = 0;
-    for (int j0 = 0; j0 < k; j0 += blockDim.x * flags_per_thread) {
-        const int base = j0 + threadIdx.x * flags_per_thread;
-        unsigned bits = 0;
-#pragma unroll
-        for (int i = 0; i < flags_per_thread; ++i) {
-            const int j = base + i;
-            if (j < k) {
-                bits |= live[j] != 0 ? 1u << i : 0u;
-                live[j] = 0;  // ready for the next layer
-            }
-        }
-        const int mine = __popc(bits);
-        int scan = mine;  // inclusive over the lanes of the warp
-#pragma unroll
-        for (int d = 1; d < warp_size; d *= 2) {
-            const int up = __shfl_up_sync(full_mask, scan, d);
-            scan += lane >= d ? up : 0;
-        }
-        const int at = parity * compact_threads;
-        warp_totals[at + threadIdx.x] = __shfl_sync(full_mask, scan, warp_size - 1);
-        __syncthreads();
-        int before = 0, total = 0;
-        for (int v = 0; v < warps; ++v) {
-            const int c = warp_totals[at + v * warp_size];
-            before += v < warp ? c : 0;
-            total += c;
-        }
-        int p = offset + before + scan - mine;
-        for (int i = 0; i < flags_per_thread; ++i)
-            if ((bits >> i) & 1u) {
-                kept[p] = base + i;
-                if (ids_out) ids_out[p] = ids_in[base + i];
-                ++p;
-            }
-        offset += total;
-        parity = 1 - parity;
-    }
-    if (threadIdx.x == 0) *kept_count = offset;
+__global__ void compact_live_kernel(std::int32_t* live, const std::int32_t* count, Compaction next) {
+    TESSEL_SHARED_ARRAY(int, totals, compact_threads);
+    compact_flags<8, 8>(live, *count, next, totals);
 }
 
 __global__ void identity_kernel(std::int32_t* src, std::int32_t* count, long long n) {
@@ -297,7 +330,8 @@ LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int requeste
     while (factor > 4 && (stage_bytes(factor) > budget || w.block_rows > max_threads(factor))) factor /= 2;
     LayerLaunch launch;
     launch.register_factor = factor;
-    launch.shared_bytes = stage_bytes(factor);
+    // At least the compaction's counts (compact_if_last) in the stage buffer.
+    launch.shared_bytes = std::max(stage_bytes(factor), size_type(w.block_rows * sizeof(int)));
     launch.shared_without_optin = limits.shared_per_block;
     launch.shared_optin = limits.shared_per_block_optin;
     if (launch.shared_bytes > limits.shared_per_block_optin || w.block_rows > max_threads(factor))
@@ -321,21 +355,20 @@ LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int requeste
     return launch;
 }
 
-void fused_layer(const LayerArrays& w, const Columns& cols, const Epilogue<Value>& ep, const LayerLaunch& launch,
-                 cudaStream_t stream) {
+void fused_layer(const LayerArrays& w, const Columns& cols, const Compaction& next, const Epilogue<Value>& ep,
+                 const LayerLaunch& launch, cudaStream_t stream) {
     TESSEL_ENSURE_DIMS(!ep.reads_output(), "spdnn cuda layer: the epilogue must not read the output (beta = 0)");
-    if (w.num_blocks == 0) return;
+    if (w.num_blocks == 0) return compact_live(cols.live, cols.count, next, stream);  // no block to do it
     switch (launch.register_factor) {
-    case 32: launch_fused<32>(w, cols, ep, launch, stream); break;
-    case 16: launch_fused<16>(w, cols, ep, launch, stream); break;
-    case 8: launch_fused<8>(w, cols, ep, launch, stream); break;
-    default: launch_fused<4>(w, cols, ep, launch, stream); break;
+    case 32: launch_fused<32>(w, cols, next, ep, launch, stream); break;
+    case 16: launch_fused<16>(w, cols, next, ep, launch, stream); break;
+    case 8: launch_fused<8>(w, cols, next, ep, launch, stream); break;
+    default: launch_fused<4>(w, cols, next, ep, launch, stream); break;
     }
 }
 
-void compact_live(std::int32_t* live, const std::int32_t* count, std::int32_t* kept, std::int32_t* kept_count,
-                  const std::int64_t* ids_in, std::int64_t* ids_out, cudaStream_t stream) {
-    TESSEL_LAUNCH(1, compact_threads, 0, stream, compact_live_kernel)(live, count, kept, kept_count, ids_in, ids_out);
+void compact_live(std::int32_t* live, const std::int32_t* count, const Compaction& next, cudaStream_t stream) {
+    TESSEL_LAUNCH(1, compact_threads, 0, stream, compact_live_kernel)(live, count, next);
     TESSEL_CUDA_CHECK_LAUNCH();
 }
 

@@ -2,10 +2,10 @@
 // count from device memory, so that the host enqueues layer after layer without waiting:
 // Yᵀ lives in N x capacity row-major buffers (ld = capacity); a layer takes the columns
 // src[0 .. *count) of its input, writes its output in columns 0 .. *count and flags the
-// columns that are not all zero; compact_live turns the flags into the next layer's src and
-// count (and the live images' ids) on the device. The cpu twin is the core engine
-// (core_engine.cpp: core's tiled ELL SpMM, mark_live_columns, gather_columns); the tests
-// compare the two (tests/spdnn/test_cuda_engine.cpp).
+// columns that are not all zero, and its last block turns the flags into the next layer's src
+// and count (and the live images' ids) on the device (compact_live on the cuSPARSE path). The
+// cpu twin is the core engine (core_engine.cpp: core's tiled ELL SpMM, mark_live_columns,
+// gather_columns); the tests compare the two (tests/spdnn/test_cuda_engine.cpp).
 #pragma once
 
 #if !defined(TESSEL_HAVE_CUDA)
@@ -46,6 +46,18 @@ struct Columns {
     size_type ld = 0;
 };
 
+/// Where a layer's compaction puts the next layer's columns: kept[0 .. *kept_count) := the
+/// j < *count with live[j] set, ascending; ids_out[p] := ids_in[kept[p]] when ids_out is not
+/// null; live[0 .. *count) := 0. `arrived` (fused_layer only) counts the layer kernel's blocks
+/// that are done: zero before the first layer, and the last block leaves it zero.
+struct Compaction {
+    std::int32_t* arrived = nullptr;
+    std::int32_t* kept = nullptr;
+    std::int32_t* kept_count = nullptr;
+    const std::int64_t* ids_in = nullptr;
+    std::int64_t* ids_out = nullptr;
+};
+
 /// How the fused layer kernel runs: register tile, shared memory, grid over column tiles.
 struct LayerLaunch {
     int register_factor = 0;
@@ -67,15 +79,15 @@ struct LayerLaunch {
 LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int register_factor);
 
 /// Columns.out := min(cap, max(0, Wᵀ·in(:, src) + bias)) with the epilogue `ep` (beta = 0),
-/// and Columns.live set for the nonzero columns (live must be zero on entry: compact_live
-/// leaves it so). Nothing is read back: the count comes from device memory.
-void fused_layer(const LayerArrays& w, const Columns& columns, const Epilogue<Value>& ep, const LayerLaunch& launch,
-                 cudaStream_t stream);
+/// Columns.live set for the nonzero columns (live must be zero on entry), then the compaction
+/// `next` in the same kernel (its last block; live is zero again after it). Nothing is read
+/// back: the count comes from device memory.
+void fused_layer(const LayerArrays& w, const Columns& columns, const Compaction& next, const Epilogue<Value>& ep,
+                 const LayerLaunch& launch, cudaStream_t stream);
 
-/// kept[0 .. *kept_count) := the j < *count with live[j] set, ascending; ids_out[p] :=
-/// ids_in[kept[p]] when ids_out is not null; live[0 .. *count) := 0. One block.
-void compact_live(std::int32_t* live, const std::int32_t* count, std::int32_t* kept, std::int32_t* kept_count,
-                  const std::int64_t* ids_in, std::int64_t* ids_out, cudaStream_t stream);
+/// The compaction `next` of live[0 .. *count) (next.arrived unused) in a kernel of one block:
+/// the cuSPARSE path's, after its separate passes.
+void compact_live(std::int32_t* live, const std::int32_t* count, const Compaction& next, cudaStream_t stream);
 
 /// src[j] := j for j < n; *count := n.
 void identity_columns(std::int32_t* src, std::int32_t* count, size_type n, cudaStream_t stream);
