@@ -34,7 +34,9 @@ std::vector<std::size_t> all_blocks(const ProcessPlan& pp) {
 }
 }  // namespace
 
-TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C, C tiles on one stream", "[abcd]") {
+TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C, C tiles on one stream, the first "
+          "GEMM of each C tile overwrites it",
+          "[abcd]") {
     const Problem p = uniform_synthetic(0.4);
     const Plan plan = inspect(p, test::one_process(size_type(96) << 10));  // several blocks and chunks
     const ProcessPlan& pp = plan.processes[0];
@@ -53,6 +55,7 @@ TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C,
         for (size_type off : bs.b_offset) CHECK(off % tile_alignment == 0);
         for (size_type off : bs.c_offset) CHECK((off >= bs.c_begin && off < bs.end && off % tile_alignment == 0));
         std::map<size_type, int> stream_of_c;
+        std::set<size_type> written;  // C tiles (offsets) a call has written so far, in issue order
         for (std::size_t n = 0; n < bs.chunks.size(); ++n) {
             const ChunkSchedule& cs = bs.chunks[n];
             CHECK(cs.values <= d.chunk_values[cs.buffer]);
@@ -75,6 +78,8 @@ TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C,
                         CHECK(cs_in_call.insert(o.c).second);  // no two problems of a call on one C
                         const auto [it, fresh] = stream_of_c.emplace(o.c, call.stream);
                         CHECK(it->second == call.stream);
+                        // Beta = 0 exactly for a C tile's first GEMM (the same stream runs the rest after).
+                        CHECK(call.overwrite == written.insert(o.c).second);
                         CHECK((o.a >= part.begin && o.a + call.m * call.k <= part.end));
                         CHECK(o.b + call.k * call.n <= bs.c_begin);
                         if (n + 1 == bs.chunks.size() && final_before > 0)  // not a tile already final
@@ -88,6 +93,8 @@ TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C,
             }
             if (n + 1 == bs.chunks.size()) CHECK(final_before == b.c_tiles.size());
         }
+        // C is zeroed first only when a C tile has no GEMM to write it.
+        CHECK(bs.zero_c == (written.size() < b.c_tiles.size()));
         // C lies in the order it becomes final: c_order is a permutation, laid out one after another.
         std::vector<std::size_t> sorted = bs.c_order;
         std::sort(sorted.begin(), sorted.end());

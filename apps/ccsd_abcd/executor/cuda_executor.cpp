@@ -1,11 +1,13 @@
 // The cuda executor (paper sections 3.2.2-3.2.3), with the data living on the device: per
 // block, B's tiles are made there by a kernel (the host's hash, b_tile_kernels.cu; tiles from a
-// file go up through pinned staging instead) and C is zeroed there. A: when the device's A
-// tiles fit the plan's half of the budget (ProcessPlan::a_resident) each goes up once, through
-// a small ring of pinned windows on a copy stream, in the part of the chunk that first uses
-// it, and stays for every later block; else each is packed once into a pinned copy of the
-// device's A tiles and every chunk's tiles are copied from there into one of two device
-// buffers while the previous chunk's GEMMs run (no host packing per block); the GEMMs are grouped into cuBLAS calls by shape
+// file go up through pinned staging instead) and each C tile's first GEMM writes it there
+// (beta = 0, cuda_schedule.hpp; C is zeroed only in a block with a C tile no GEMM writes).
+// A: when the device's A tiles fit the plan's half of the budget (ProcessPlan::a_resident)
+// each goes up once, through a small ring of pinned windows on a copy stream, in the part of
+// the chunk that first uses it, and stays for every later block; else each is packed once into
+// a pinned copy of the device's A tiles and every chunk's tiles are copied from there into one
+// of two device buffers while the previous chunk's GEMMs run (no host packing per block); the
+// GEMMs are grouped into cuBLAS calls by shape
 // (batched where a round of a stream holds several of one shape, cuda_schedule.hpp) on several
 // streams; C stays on the device until its block is done and comes back once. The host
 // buffers of A and C tiles are registered with the device (cudaHostRegister, once per buffer of
@@ -91,7 +93,7 @@ struct Device {
     std::vector<std::vector<cuda::Event>> computed;  // [x][s]: GEMMs of stream s on buffer x done
     std::vector<cuda::Event> block_end;              // [s]: stream s is done with the block
     std::array<std::vector<cuda::Event>, 2> part_done;  // [q % 2][s]: stream s has run part q's GEMMs
-    std::optional<cuda::Event> ready, c_down;        // B and zero C in place; C of the block read
+    std::optional<cuda::Event> ready, c_down;        // B (and a zero C) in place; C of the block read
     std::optional<cuda::Event> part_up;              // a part of A is in
     std::optional<BlockTimeline> timeline;           // the run's first block, timed
     std::vector<TileBuffer<T>> c_tiles;              // C of the block on its way to the host
@@ -347,7 +349,8 @@ private:
     }
 
     // B into the block buffer (made on the device, or from the host through the staging ring)
-    // and C zeroed, once every stream is done with the previous block and its C has left.
+    // and, where the schedule asks, C zeroed, once every stream is done with the previous block
+    // and its C has left.
     void start_block(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs) {
         cudaStream_t writer = b_on_device() ? d.compute[0].get() : d.up->get();
         d.timeline->mark(BlockTimeline::start, writer);
@@ -360,7 +363,8 @@ private:
         } else {
             upload_host_b(d, b, bs);
         }
-        if (bs.end > bs.c_begin)
+        // Else each C tile's first GEMM overwrites it (beta = 0): no pass over C's bytes first.
+        if (bs.zero_c && bs.end > bs.c_begin)
             TESSEL_CUDA_CHECK(cudaMemsetAsync(d.block_buf.data() + bs.c_begin, 0,
                                               std::size_t(bs.end - bs.c_begin) * sizeof(T), writer));
         TESSEL_CUDA_CHECK(cudaEventRecord(d.ready->get(), writer));
@@ -538,13 +542,14 @@ private:
         const std::size_t g = d.schedule.operands.size();
         for (const GemmCall& call : part.calls) {
             cuda::GemmHandle& h = d.handles[static_cast<std::size_t>(call.stream)];
+            const T beta = call.overwrite ? T(0) : T(1);
             if (call.count == 1) {
                 const GemmOperands& o = d.schedule.operands[static_cast<std::size_t>(call.first)];
                 cuda::gemm(h, call.m, call.n, call.k, T(1), a_base(d, cs) + o.a, call.m,
-                           d.block_buf.data() + o.b, call.k, T(1), d.block_buf.data() + o.c, call.m);
+                           d.block_buf.data() + o.b, call.k, beta, d.block_buf.data() + o.c, call.m);
             } else {
                 T* const* ptr = d.pointers.data() + call.first;
-                cuda::gemm_batched(h, call.m, call.n, call.k, T(1), ptr, call.m, ptr + g, call.k, T(1), ptr + 2 * g,
+                cuda::gemm_batched(h, call.m, call.n, call.k, T(1), ptr, call.m, ptr + g, call.k, beta, ptr + 2 * g,
                                    call.m, call.count);
             }
             r_.flops += 2.0 * double(call.m) * double(call.n) * double(call.k) * double(call.count);

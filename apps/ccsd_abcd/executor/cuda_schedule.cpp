@@ -15,18 +15,22 @@ size_type tile_values(const TileShape& s, const Tiling& rows, const Tiling& cols
     return rows.size(s.row_of(pos)) * cols.size(s.col_idx()[pos]);
 }
 
-// One GEMM before grouping: its stream, round, shape and operands.
+// One GEMM before grouping: its stream, round, shape, operands, and whether it is the first of
+// its C tile in the block (it overwrites C).
 struct Gemm {
     int stream = 0;
     size_type round = 0, m = 0, n = 0, k = 0;
+    bool first = false;
     GemmOperands at;
 };
 
 // The GEMMs of A tiles order[first .. last) of chunk `ch` of block `b`: C(i, c) += A(i, k)·B(k, c)
 // with the block's B tiles of row k; each C tile's stream and the round of each of its GEMMs.
+// `touched` marks the block's C tiles that an earlier GEMM (an earlier part or chunk) wrote:
+// a C tile's GEMMs run on one stream in issue order, so its first one may overwrite it.
 std::vector<Gemm> part_gemms(const Problem& p, const Plan& plan, const BlockPlan& b, const BlockSchedule& bs,
                              const ChunkPlan& ch, const ChunkSchedule& cs, std::size_t first, std::size_t last,
-                             int streams) {
+                             int streams, std::vector<char>& touched) {
     const TileShape& as = p.a_shape;
     const TileShape& shape_b = p.b_shape;
     const TileShape& shape_c = plan.product.c_shape;
@@ -48,6 +52,8 @@ std::vector<Gemm> part_gemms(const Problem& p, const Plan& plan, const BlockPlan
             Gemm g;
             g.stream = static_cast<int>(cslot % static_cast<std::size_t>(streams));
             g.round = seen[cslot]++;
+            g.first = !touched[cslot];
+            touched[cslot] = 1;
             g.m = p.m_tiling.size(i);
             g.n = p.n_tiling.size(col);
             g.k = p.k_tiling.size(k);
@@ -184,7 +190,7 @@ void mark_final_c(const Problem& p, const Plan& plan, const BlockPlan& b, const 
 
 // Calls in issue order: round by round, stream by stream, one call per shape.
 void group_calls(std::vector<Gemm>& gemms, ChunkPart& cs, DeviceSchedule& d) {
-    const auto key = [](const Gemm& g) { return std::tie(g.round, g.stream, g.m, g.n, g.k); };
+    const auto key = [](const Gemm& g) { return std::tie(g.round, g.stream, g.first, g.m, g.n, g.k); };
     std::stable_sort(gemms.begin(), gemms.end(), [&](const Gemm& x, const Gemm& y) { return key(x) < key(y); });
     for (std::size_t g = 0; g < gemms.size(); ++g) {
         if (g == 0 || key(gemms[g]) != key(gemms[g - 1])) {
@@ -194,6 +200,7 @@ void group_calls(std::vector<Gemm>& gemms, ChunkPart& cs, DeviceSchedule& d) {
             call.n = gemms[g].n;
             call.k = gemms[g].k;
             call.first = static_cast<size_type>(d.operands.size());
+            call.overwrite = gemms[g].first;
             cs.calls.push_back(call);
         }
         ++cs.calls.back().count;
@@ -237,6 +244,7 @@ DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const Process
         bs.end = at;
         d.block_values = std::max(d.block_values, at);
         const size_type part_values = std::max<size_type>(1, part_bytes / value_bytes(p.precision));
+        std::vector<char> touched(b.c_tiles.size(), 0);  // C tiles a GEMM has written so far
         for (std::size_t n = 0; n < b.chunks.size(); ++n) {
             const ChunkPlan& ch = b.chunks[n];
             ChunkSchedule cs;
@@ -246,11 +254,13 @@ DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const Process
             place_in_a_layout(p, ch, cs, d.a_resident, layout, d.a_values);
             if (!d.a_resident) d.chunk_values[cs.buffer] = std::max(d.chunk_values[cs.buffer], cs.values);
             for (ChunkPart& part : cs.parts) {
-                std::vector<Gemm> gemms = part_gemms(p, plan, b, bs, ch, cs, part.first, part.last, streams);
+                std::vector<Gemm> gemms =
+                    part_gemms(p, plan, b, bs, ch, cs, part.first, part.last, streams, touched);
                 group_calls(gemms, part, d);
             }
             bs.chunks.push_back(std::move(cs));
         }
+        bs.zero_c = std::find(touched.begin(), touched.end(), 0) != touched.end();
         d.blocks.push_back(std::move(bs));
     }
     return d;

@@ -20,11 +20,13 @@ struct GemmOperands {
 };
 
 /// One cuBLAS call: `count` GEMMs of one shape (operands [first, first + count) of the
-/// schedule), C := C + A·B, leading dimensions m, k, m.
+/// schedule), C := C + A·B, or C := A·B when `overwrite` (the first GEMMs of their C tiles in
+/// the block: C is not zeroed first), leading dimensions m, k, m.
 struct GemmCall {
     int stream = 0;
     size_type m = 0, n = 0, k = 0;
     size_type first = 0, count = 0;
+    bool overwrite = false;
 };
 
 /// One copy of A from the host's pinned copy of the device's A tiles (their layout, see
@@ -71,6 +73,7 @@ struct BlockSchedule {
     std::vector<size_type> b_offset, c_offset;
     std::vector<std::size_t> c_order;
     size_type c_begin = 0, end = 0;
+    bool zero_c = false;  ///< a C tile has no GEMM: C is zeroed before the block's GEMMs
     size_type b_jobs = 0;    ///< where its B tiles start in DeviceSchedule::b_tiles
     size_type b_largest = 0; ///< values of its largest B tile
     std::vector<ChunkSchedule> chunks;
