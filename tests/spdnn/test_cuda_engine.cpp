@@ -333,6 +333,35 @@ TEST_CASE("cuda layer plan: the kernel's registers leave room for the blocks sha
     CHECK(plan(1024, 16).min_blocks == 1);
 }
 
+namespace {
+
+// What a compaction of k flags left on the device: its count (counts[1]), kept columns and ids.
+struct CompactionOutput {
+    const cuda::DeviceBuffer<std::int32_t>& counts;
+    const cuda::DeviceBuffer<std::int32_t>& kept;
+    const cuda::DeviceBuffer<std::int64_t>& ids_out;
+    const cuda::DeviceBuffer<std::int32_t>& live;
+    std::int32_t k;
+};
+
+// The output against the host's answer, and every flag zero again.
+void check_compaction(const CompactionOutput& got, const std::vector<std::int32_t>& want_kept,
+                      const std::vector<std::int64_t>& want_ids) {
+    std::int32_t got_count = -1;
+    got.counts.download(&got_count, 1, nullptr, 1);
+    REQUIRE(got_count == static_cast<std::int32_t>(want_kept.size()));
+    std::vector<std::int32_t> got_kept(want_kept.size()), flags(static_cast<std::size_t>(got.k), 1);
+    std::vector<std::int64_t> got_ids(want_ids.size());
+    got.kept.download(got_kept.data(), got_count);
+    got.ids_out.download(got_ids.data(), got_count);
+    got.live.download(flags.data(), got.k);
+    CHECK(got_kept == want_kept);
+    CHECK(got_ids == want_ids);
+    CHECK(std::all_of(flags.begin(), flags.end(), [](std::int32_t f) { return f == 0; }));
+}
+
+}  // namespace
+
 TEST_CASE("cuda compact_live equals a host loop over many chunks of flags", "[cuda][spdnn]") {
     if (!cuda::device_available()) {
         WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
@@ -359,17 +388,7 @@ TEST_CASE("cuda compact_live equals a host loop over many chunks of flags", "[cu
     spdnn::device::compact_live(live.data(), counts.data(), {nullptr, kept.data(), counts.data() + 1, ids_in.data(),
                                                              ids_out.data()},
                                 nullptr);
-    std::int32_t got_count = -1;
-    counts.download(&got_count, 1, nullptr, 1);
-    REQUIRE(got_count == static_cast<std::int32_t>(want_kept.size()));
-    std::vector<std::int32_t> got_kept(want_kept.size()), zeroed(flags.size(), 1);
-    std::vector<std::int64_t> got_ids(want_ids.size());
-    kept.download(got_kept.data(), got_count);
-    ids_out.download(got_ids.data(), got_count);
-    live.download(zeroed.data(), k);
-    CHECK(got_kept == want_kept);
-    CHECK(got_ids == want_ids);
-    CHECK(std::all_of(zeroed.begin(), zeroed.end(), [](std::int32_t f) { return f == 0; }));
+    check_compaction({counts, kept, ids_out, live, k}, want_kept, want_ids);
 }
 
 TEST_CASE("cuda fused layer: its last block compacts the flags over many chunks", "[cuda][spdnn]") {
@@ -428,19 +447,10 @@ TEST_CASE("cuda fused layer: its last block compacts the flags over many chunks"
                 }
         REQUIRE(want_kept.size() > 1000);
         REQUIRE(want_kept.size() < 2000);
-        std::int32_t got_count = -1, got_arrived = -1;
-        counts.download(&got_count, 1, nullptr, 1);
+        check_compaction({counts, kept, ids_out, live, static_cast<std::int32_t>(k)}, want_kept, want_ids);
+        std::int32_t got_arrived = -1;
         arrived.download(&got_arrived, 1);
-        REQUIRE(got_count == static_cast<std::int32_t>(want_kept.size()));
         CHECK(got_arrived == 0);
-        std::vector<std::int32_t> got_kept(want_kept.size()), flags(k, 1);
-        std::vector<std::int64_t> got_ids(want_ids.size());
-        kept.download(got_kept.data(), got_count);
-        ids_out.download(got_ids.data(), got_count);
-        live.download(flags.data(), k);
-        CHECK(got_kept == want_kept);
-        CHECK(got_ids == want_ids);
-        CHECK(std::all_of(flags.begin(), flags.end(), [](std::int32_t f) { return f == 0; }));
     }
 }
 

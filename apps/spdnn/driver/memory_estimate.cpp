@@ -7,6 +7,7 @@
 #include "core/app/byte_size.hpp"
 #include "core/app/machine.hpp"
 #include "core/error.hpp"
+#include "core/kernels/column_compaction.hpp"
 
 namespace tessel::spdnn {
 
@@ -31,7 +32,7 @@ MemoryEstimate estimate_inference_memory(const EstimateInput& in) {
     e.base = process_bytes;
     // The CSR, and on cuda images of one value kept as bits by feature (never more bytes than
     // their column indices: the engine keeps the indices instead).
-    const double bits = double((in.images + 31) / 32) * double(in.neurons) * 4;
+    const double bits = double(pattern_words(in.images)) * double(in.neurons) * 4;
     e.images = double(in.image_nnz) * csr_bytes_per_nonzero + double(in.images + 1) * 8 +
                std::min(bits, double(in.image_nnz) * 4);
     const double n = double(in.neurons);

@@ -37,6 +37,8 @@ public:
         stream_.emplace();
         if (cusparse_) handle_ = std::make_unique<cuda::CusparseHandle>();
         counts_ = cuda::DeviceBuffer<std::int32_t>(layers_ + 1);
+        arrived_ = cuda::DeviceBuffer<std::int32_t>(1);
+        arrived_.fill_zero(stream());  // the layer kernel's last block leaves it zero
         host_count_.reserve(1);
     }
     ~CudaEngine() override {
@@ -225,10 +227,6 @@ private:
         if (cusparse_) gathered_ = cuda::DeviceBuffer<Value>(n_ * capacity_);
         live_ = cuda::DeviceBuffer<std::int32_t>(capacity_);
         live_.fill_zero(stream());  // the compaction keeps it zero from here on
-        if (arrived_.size() == 0) {
-            arrived_ = cuda::DeviceBuffer<std::int32_t>(1);
-            arrived_.fill_zero(stream());  // the layer kernel's last block leaves it zero
-        }
         kept_ = cuda::DeviceBuffer<std::int32_t>(capacity_);
         identity_ = cuda::DeviceBuffer<std::int32_t>(capacity_);
         for (auto& ids : ids_) ids = cuda::DeviceBuffer<std::int64_t>(capacity_);
