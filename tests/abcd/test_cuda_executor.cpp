@@ -64,7 +64,7 @@ size_type several_blocks(const Problem& p) {
 
 // cuda: A in parts of a few tiles, so that GEMMs and copies of parts and C interleave.
 Run run(const Problem& p, size_type budget, Backend backend, size_type part_bytes = size_type(64) << 10,
-        bool register_host_tiles = true) {
+        bool register_host_tiles = true, double wave_flops = abcd::wave_flops) {
     Run r;
     r.plan = inspect(p, test::one_process(budget));
     auto a = make_local_a<double>(p, r.plan.grid, 0);
@@ -72,6 +72,7 @@ Run run(const Problem& p, size_type budget, Backend backend, size_type part_byte
     eo.backend = backend;
     eo.cuda_part_bytes = part_bytes;
     eo.register_host_tiles = register_host_tiles;
+    eo.cuda_wave_flops = wave_flops;
     r.result = execute<double>(p, r.plan, a, r.c, eo);
     return r;
 }
@@ -220,6 +221,9 @@ TEST_CASE("cuda executor equals the cpu executor: irregular and uniform tiles, o
             const Run gpu = run(p, budget, Backend::cuda), cpu = run(p, budget, Backend::cpu);
             const Run whole = run(p, budget, Backend::cuda, size_type(1) << 30);  // one part per chunk
             check_same_c(whole, cpu);
+            // C tile by C tile: each goes down after its own wave, while the stream runs the next.
+            check_same_c(run(p, budget, Backend::cuda, size_type(1) << 30, true, 1.0), cpu);
+            check_same_c(run(p, budget, Backend::cuda, size_type(1) << 30, false, 1.0), cpu);  // through the staging
             CHECK(gpu.result.flops == gpu.plan.product.flops);
             CHECK(gpu.result.gemms == gpu.plan.product.gemms);
             CHECK(gpu.result.blocks == static_cast<size_type>(gpu.plan.processes[0].blocks.size()));
@@ -227,6 +231,26 @@ TEST_CASE("cuda executor equals the cpu executor: irregular and uniform tiles, o
             check_same_c(gpu, cpu);
         }
     }
+}
+
+TEST_CASE("TESSEL_ABCD_WAVE_FLOPS sets the waves: a C tile each batches nothing and gives the same C; a bad value "
+          "is refused",
+          "[abcd][cuda]") {
+    if (no_device()) return;
+    const Problem p = synthetic(0.3, 16, 16);  // one tile shape: a wave of many C tiles batches them
+    const Run cpu = run(p, size_type(1) << 30, Backend::cpu);
+    const Run waves = run(p, size_type(1) << 30, Backend::cuda);
+    setenv("TESSEL_ABCD_WAVE_FLOPS", "1", 1);
+    const Run tile_by_tile = run(p, size_type(1) << 30, Backend::cuda);
+    CHECK(waves.result.calls < tile_by_tile.result.calls);
+    check_same_c(tile_by_tile, cpu);
+    for (const char* bad : {"abc", "0", "-5", "1e9x"}) {
+        setenv("TESSEL_ABCD_WAVE_FLOPS", bad, 1);
+        CHECK_THROWS_WITH(run(p, size_type(1) << 30, Backend::cuda),
+                          Catch::EndsWith(std::string("TESSEL_ABCD_WAVE_FLOPS: '") + bad +
+                                          "' is not a positive number of flops"));
+    }
+    unsetenv("TESSEL_ABCD_WAVE_FLOPS");
 }
 
 TEST_CASE("tiles only the host can make go up from the host and give the same C", "[abcd][cuda]") {

@@ -8,8 +8,9 @@
 // a pinned copy of the device's A tiles and every chunk's tiles are copied from there into one
 // of two device buffers while the previous chunk's GEMMs run (no host packing per block); the
 // GEMMs are grouped into cuBLAS calls by shape
-// (batched where a round of a stream holds several of one shape, cuda_schedule.hpp) on several
-// streams; C stays on the device until its block is done and comes back once. The host
+// (batched where a round of a wave holds several of one shape, cuda_schedule.hpp) on several
+// streams; each C tile stays on the device until the wave of GEMMs that finishes it has run
+// in the block's last chunk (cuda_schedule.hpp) and then comes back, once. The host
 // buffers of A and C tiles are registered with the device (cudaHostRegister, once per buffer of
 // the tile cache, tile_memory.hpp) and copied straight from and to: the pinned staging above
 // (a ring of windows for A kept on the device, a pinned copy of A's layout otherwise, windows
@@ -31,6 +32,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -50,6 +53,7 @@
 #include "core/cuda/runtime/stream.hpp"
 #include "core/cuda/runtime/transfer.hpp"
 #include "core/device_traffic.hpp"
+#include "core/error.hpp"
 #include "core/kernels/gemm_kernels.hpp"
 #include "core/timer.hpp"
 
@@ -92,7 +96,7 @@ struct Device {
     std::vector<cuda::Event> copied;                 // chunk buffer x is loaded (x = 0, 1)
     std::vector<std::vector<cuda::Event>> computed;  // [x][s]: GEMMs of stream s on buffer x done
     std::vector<cuda::Event> block_end;              // [s]: stream s is done with the block
-    std::array<std::vector<cuda::Event>, 2> part_done;  // [q % 2][s]: stream s has run part q's GEMMs
+    std::array<std::vector<std::vector<cuda::Event>>, 2> wave_done;  // [q % 2][w][s]: stream s ran part q's wave w
     std::optional<cuda::Event> ready, c_down;        // B (and a zero C) in place; C of the block read
     std::optional<cuda::Event> part_up;              // a part of A is in
     std::optional<BlockTimeline> timeline;           // the run's first block, timed
@@ -190,19 +194,19 @@ void fit(B& buffer, size_type values) {
 template <typename T>
 class CudaRun {
 public:
-    CudaRun(const Problem& p, const Plan& plan, TileStore<T>& a, TileExchange<T>& ex, ExecutionResult& r, int rank,
-            int first_device, size_type part_bytes, bool register_tiles)
-        : p_(p), plan_(plan), me_(plan.processes[rank]), a_(a), ex_(ex), r_(r), part_bytes_(part_bytes),
-          register_(register_tiles),
+    CudaRun(const Problem& p, const Plan& plan, TileStore<T>& a, TileExchange<T>& ex, ExecutionResult& r,
+            const ExecutorOptions& o, bool register_tiles)
+        : p_(p), plan_(plan), me_(plan.processes[o.rank]), a_(a), ex_(ex), r_(r), part_bytes_(o.cuda_part_bytes),
+          wave_flops_(o.cuda_wave_flops), register_(register_tiles),
           generated_(dynamic_cast<const GeneratedTiles*>(p.values.get())) {
         const int count = cuda::device_count();
         if (count == 0) TESSEL_THROW(CudaError, "the cuda backend found no CUDA device");
         int devices = 0;
         for (const auto& b : me_.blocks) devices = std::max(devices, b.device + 1);
         devices_.resize(static_cast<std::size_t>(devices));
-        for (int d = 0; d < devices; ++d) devices_[d] = take_device<T>((first_device + d) % count);
+        for (int d = 0; d < devices; ++d) devices_[d] = take_device<T>((o.first_device + d) % count);
         for (std::size_t b = 0; b < me_.blocks.size(); ++b) devices_[me_.blocks[b].device]->blocks.push_back(b);
-        for (int d = 0; d < devices; ++d) setup(*devices_[d], (first_device + d) % count);
+        for (int d = 0; d < devices; ++d) setup(*devices_[d], (o.first_device + d) % count);
     }
 
     // The blocks (the steady phase, one step each), then a wait for every device.
@@ -236,7 +240,7 @@ private:
         TESSEL_CUDA_CHECK(cudaSetDevice(id));
         auto& parts = r_.device_setup_parts;
         Timer t;
-        d.schedule = schedule_device(p_, plan_, me_, d.blocks, streams_per_device, part_bytes_);
+        d.schedule = schedule_device(p_, plan_, me_, d.blocks, streams_per_device, part_bytes_, wave_flops_);
         parts.schedule += t.seconds();
         t.restart();
         const DeviceSchedule& s = d.schedule;
@@ -263,6 +267,8 @@ private:
             d.down_ring.emplace(staging_slots, slot_values);
         }
         ring_seconds_.push_back(d.up_ring->copy_seconds() + d.down_ring->copy_seconds());
+        for (auto& set : d.wave_done)  // kept; grown to this schedule's waves
+            while (set.size() < s.max_waves) set.emplace_back(streams_per_device);
         parts.buffers += t.seconds();
         t.restart();
         upload_schedule(d);
@@ -277,7 +283,6 @@ private:
             d.compute.emplace_back();
             d.handles.emplace_back(static_cast<void*>(d.compute.back().get()));
             d.block_end.emplace_back();
-            for (auto& set : d.part_done) set.emplace_back();
         }
         d.up.emplace();
         d.down.emplace();
@@ -367,8 +372,8 @@ private:
         if (bs.zero_c && bs.end > bs.c_begin)
             TESSEL_CUDA_CHECK(cudaMemsetAsync(d.block_buf.data() + bs.c_begin, 0,
                                               std::size_t(bs.end - bs.c_begin) * sizeof(T), writer));
+        d.timeline->mark(BlockTimeline::b_made, writer);  // first: whatever waits for `ready` follows it
         TESSEL_CUDA_CHECK(cudaEventRecord(d.ready->get(), writer));
-        d.timeline->mark(BlockTimeline::b_made, writer);
         for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.ready->get(), 0));
         TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.down->get(), d.ready->get(), 0));
         d.c_tiles.assign(b.c_tiles.size(), TileBuffer<T>{});
@@ -402,9 +407,9 @@ private:
     // yet, through the staging ring into the device's A layout. Else: the fresh tiles packed
     // into the pinned A layout (once per run), then the part's tiles copied from there into
     // device buffer `buffer` (once the GEMMs that last used it are done). In the block's last
-    // chunk, the C tiles that a part made final go down while the next parts compute (sent one
-    // part late, so that the host, which waits for their windows, does so while the device
-    // still has the current part's GEMMs to run).
+    // chunk, the C tiles that each wave of a part made final go down while the next waves
+    // compute (enqueued one part late, so that the host, which waits for the staging ring's
+    // windows, does so while the device still has the current part's GEMMs to run).
     void run_chunk(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, int n) {
         const ChunkPlan& ch = b.chunks[n];
         const ChunkSchedule& cs = bs.chunks[n];
@@ -420,13 +425,10 @@ private:
                 d.timeline->mark(BlockTimeline::first_a_part_up, d.up->get());
                 for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.part_up->get(), 0));
             }
-            issue_calls(d, cs, part);
+            issue_calls(d, cs, part, last && !part.sends.empty() ? &d.wave_done[q % 2] : nullptr);
             if (!last) continue;
-            for (int s = 0; s < streams_per_device; ++s)
-                TESSEL_CUDA_CHECK(cudaEventRecord(d.part_done[q % 2][s].get(), d.compute[s].get()));
-            if (q > 0 && cs.parts[q - 1].c_final > d.c_sent)
-                send_c_down(d, b, bs, cs.parts[q - 1].c_final, d.part_done[(q - 1) % 2]);
-            if (q + 1 == cs.parts.size()) send_c_down(d, b, bs, part.c_final, d.part_done[q % 2]);
+            if (q > 0) send_part(d, b, bs, cs.parts[q - 1], d.wave_done[(q - 1) % 2]);
+            if (q + 1 == cs.parts.size()) send_part(d, b, bs, part, d.wave_done[q % 2]);
         }
         if (!d.schedule.a_resident)
             for (int s = 0; s < streams_per_device; ++s)
@@ -537,10 +539,13 @@ private:
         r_.host_copy_seconds += pack.seconds();
     }
 
-    // The calls of one part on their streams.
-    void issue_calls(Device<T>& d, const ChunkSchedule& cs, const ChunkPart& part) {
+    // The calls of one part on their streams; with `waves`, each stream records
+    // (*waves)[w][s] where its wave w ends.
+    void issue_calls(Device<T>& d, const ChunkSchedule& cs, const ChunkPart& part,
+                     std::vector<std::vector<cuda::Event>>* waves) {
         const std::size_t g = d.schedule.operands.size();
-        for (const GemmCall& call : part.calls) {
+        for (std::size_t x = 0; x < part.calls.size(); ++x) {
+            const GemmCall& call = part.calls[x];
             cuda::GemmHandle& h = d.handles[static_cast<std::size_t>(call.stream)];
             const T beta = call.overwrite ? T(0) : T(1);
             if (call.count == 1) {
@@ -554,6 +559,22 @@ private:
             }
             r_.flops += 2.0 * double(call.m) * double(call.n) * double(call.k) * double(call.count);
             r_.gemms += call.count;
+            // Calls go wave by wave: every stream's wave ends before the next one's calls.
+            const bool wave_ends = x + 1 == part.calls.size() || part.calls[x + 1].wave != call.wave;
+            if (waves && wave_ends)
+                for (int s = 0; s < streams_per_device; ++s)
+                    TESSEL_CUDA_CHECK(cudaEventRecord((*waves)[call.wave][s].get(), d.compute[s].get()));
+        }
+    }
+
+    // The part's sends, each once its wave has run (`waves`, as issue_calls recorded them).
+    void send_part(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, const ChunkPart& part,
+                   const std::vector<std::vector<cuda::Event>>& waves) {
+        for (const CSend& send : part.sends) {
+            const auto& ends = waves[send.wave];
+            send_c_down(d, b, bs, send.c_end,
+                        send.stream < 0 ? std::span<const cuda::Event>(ends)
+                                        : std::span<const cuda::Event>(&ends[static_cast<std::size_t>(send.stream)], 1));
         }
     }
 
@@ -562,7 +583,7 @@ private:
     // buffers when registered, else through the staging windows; each tile is handed to its
     // owner as soon as its values are in.
     void send_c_down(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, std::size_t until,
-                     const std::vector<cuda::Event>& after) {
+                     std::span<const cuda::Event> after) {
         cudaStream_t down = d.down->get();
         for (const auto& e : after) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(down, e.get(), 0));
         if (until <= d.c_sent) return;
@@ -649,11 +670,21 @@ private:
     TileExchange<T>& ex_;
     ExecutionResult& r_;
     size_type part_bytes_;
+    double wave_flops_;
     bool register_;  // host tile buffers registered with the device, copied straight
     const GeneratedTiles* generated_;  // B's values as a function of coordinates: made on the device
     std::vector<std::unique_ptr<Device<T>>> devices_;
     std::vector<double> ring_seconds_;  // per device: its staging rings' copy time before this run
 };
+
+// TESSEL_ABCD_WAVE_FLOPS as a number of flops per wave (positive), else an InvalidInput error.
+double wave_flops_from(const char* text) {
+    char* end = nullptr;
+    const double flops = std::strtod(text, &end);
+    if (end == text || *end != '\0' || !(flops > 0))
+        TESSEL_INVALID_INPUT("TESSEL_ABCD_WAVE_FLOPS", 0, std::string("'") + text + "' is not a positive number of flops");
+    return flops;
+}
 
 }  // namespace
 
@@ -662,6 +693,8 @@ ExecutionResult execute_cuda(const Problem& p, const Plan& plan, TileStore<T>& a
                              const ExecutorOptions& o) {
     Timer total;
     ExecutionResult r;
+    ExecutorOptions run_options = o;
+    if (const char* wave = std::getenv("TESSEL_ABCD_WAVE_FLOPS")) run_options.cuda_wave_flops = wave_flops_from(wave);
     TileExchange<T> ex(p, plan, o.rank, o.comm, a, c_owned);
     ex.start();
     bool b_on_device = dynamic_cast<const GeneratedTiles*>(p.values.get()) != nullptr;
@@ -670,7 +703,7 @@ ExecutionResult execute_cuda(const Problem& p, const Plan& plan, TileStore<T>& a
     const bool run_resident = o.rank < plan.grid.size() && plan.processes[o.rank].a_resident;
     if (o.rank < plan.grid.size() && !plan.processes[o.rank].blocks.empty()) {
         Timer setup;
-        CudaRun<T> run(p, plan, a, ex, r, o.rank, o.first_device, o.cuda_part_bytes, register_tiles);
+        CudaRun<T> run(p, plan, a, ex, r, run_options, register_tiles);
         r.device_setup_seconds = setup.seconds();
         run.run();
     }

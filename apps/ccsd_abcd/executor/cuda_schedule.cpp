@@ -2,6 +2,9 @@
 #include "apps/ccsd_abcd/executor/cuda_schedule.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <map>
+#include <span>
 #include <tuple>
 #include <utility>
 
@@ -15,14 +18,20 @@ size_type tile_values(const TileShape& s, const Tiling& rows, const Tiling& cols
     return rows.size(s.row_of(pos)) * cols.size(s.col_idx()[pos]);
 }
 
-// One GEMM before grouping: its stream, round, shape, operands, and whether it is the first of
-// its C tile in the block (it overwrites C).
+// One GEMM before grouping: its stream, wave and round, shape, operands (C's offset filled in
+// once C is laid out), its C tile, and whether it is the first of its C tile in the block (it
+// overwrites C).
 struct Gemm {
     int stream = 0;
+    std::size_t wave = 0;
     size_type round = 0, m = 0, n = 0, k = 0;
     bool first = false;
+    std::size_t c = 0;  // index into the block's C tiles
     GemmOperands at;
+    double flops() const { return 2.0 * double(m) * double(n) * double(k); }
 };
+
+int stream_of(std::size_t c_tile, int streams) { return static_cast<int>(c_tile % static_cast<std::size_t>(streams)); }
 
 // The GEMMs of A tiles order[first .. last) of chunk `ch` of block `b`: C(i, c) += A(i, k)·B(k, c)
 // with the block's B tiles of row k; each C tile's stream and the round of each of its GEMMs.
@@ -50,14 +59,15 @@ std::vector<Gemm> part_gemms(const Problem& p, const Plan& plan, const BlockPlan
             const auto cslot = static_cast<std::size_t>(std::lower_bound(b.c_tiles.begin(), b.c_tiles.end(), cpos) -
                                                         b.c_tiles.begin());
             Gemm g;
-            g.stream = static_cast<int>(cslot % static_cast<std::size_t>(streams));
+            g.stream = stream_of(cslot, streams);
             g.round = seen[cslot]++;
             g.first = !touched[cslot];
             touched[cslot] = 1;
             g.m = p.m_tiling.size(i);
             g.n = p.n_tiling.size(col);
             g.k = p.k_tiling.size(k);
-            g.at = {cs.a_at[t], bs.b_offset[bslot], bs.c_offset[cslot]};
+            g.c = cslot;
+            g.at = {cs.a_at[t], bs.b_offset[bslot], 0};
             out.push_back(g);
         }
     }
@@ -156,8 +166,8 @@ void place_in_a_layout(const Problem& p, const ChunkPlan& ch, ChunkSchedule& cs,
     cs.a_at = resident ? cs.a_layout : cs.a_offset;
 }
 
-// The block's C tiles by (row rank, position): the order they become final in, and are laid out.
-std::vector<std::size_t> order_c(const Plan& plan, const BlockPlan& b, const std::vector<size_type>& rank) {
+// The block's C tiles by (row rank, position): the order in which waves take them.
+std::vector<std::size_t> order_c_by_row(const Plan& plan, const BlockPlan& b, const std::vector<size_type>& rank) {
     const TileShape& shape_c = plan.product.c_shape;
     std::vector<std::size_t> order(b.c_tiles.size());
     for (std::size_t c = 0; c < order.size(); ++c) order[c] = c;
@@ -168,29 +178,79 @@ std::vector<std::size_t> order_c(const Plan& plan, const BlockPlan& b, const std
     return order;
 }
 
-// Last chunk: after each part, the C tiles of the rows ranked before the next part's first row
-// are final (bs.c_order[0 .. c_final)); after the last part, all of them.
-void mark_final_c(const Problem& p, const Plan& plan, const BlockPlan& b, const BlockSchedule& bs, const ChunkPlan& ch,
-                  const std::vector<size_type>& rank, ChunkSchedule& cs) {
-    const TileShape& shape_c = plan.product.c_shape;
-    const auto rank_of_c = [&](std::size_t c) { return rank[static_cast<std::size_t>(shape_c.row_of(b.c_tiles[c]))]; };
-    for (std::size_t q = 0; q < cs.parts.size(); ++q) {
-        ChunkPart& part = cs.parts[q];
-        if (q + 1 == cs.parts.size()) {
-            part.c_final = b.c_tiles.size();
-            continue;
-        }
-        const size_type next_row = p.a_shape.row_of(ch.a_tiles[cs.order[cs.parts[q + 1].first]]);
-        const size_type next = rank[static_cast<std::size_t>(next_row)];
-        const auto final_end = std::partition_point(bs.c_order.begin(), bs.c_order.end(),
-                                                    [&](std::size_t c) { return rank_of_c(c) < next; });
-        part.c_final = static_cast<std::size_t>(final_end - bs.c_order.begin());
+// The part's waves: on each stream its C tiles in row order (`row_pos`: each tile's place in
+// it), cut where a wave has `flops_per_wave`. Sets each GEMM's wave; returns, per stream,
+// its flops in the part up to the end of each wave (when the wave should end).
+std::vector<std::vector<double>> assign_waves(std::vector<Gemm>& gemms, const std::vector<std::size_t>& row_pos,
+                                              int streams, double flops_per_wave) {
+    std::map<std::size_t, std::pair<std::size_t, double>> tiles;  // row place -> (C tile, its flops here)
+    for (const Gemm& g : gemms) {
+        auto& t = tiles[row_pos[g.c]];
+        t.first = g.c;
+        t.second += g.flops();
     }
+    const auto n = static_cast<std::size_t>(streams);
+    std::vector<std::vector<double>> ends(n);
+    std::vector<double> open(n, 0.0), total(n, 0.0);  // per stream: the last wave's flops, all so far
+    std::map<std::size_t, std::size_t> wave_of;       // C tile -> its wave
+    for (const auto& [place, tile] : tiles) {
+        const auto s = static_cast<std::size_t>(stream_of(tile.first, streams));
+        if (ends[s].empty() || open[s] >= flops_per_wave) {
+            ends[s].push_back(0.0);
+            open[s] = 0.0;
+        }
+        open[s] += tile.second;
+        total[s] += tile.second;
+        ends[s].back() = total[s];
+        wave_of[tile.first] = ends[s].size() - 1;
+    }
+    for (Gemm& g : gemms) g.wave = wave_of[g.c];
+    return ends;
 }
 
-// Calls in issue order: round by round, stream by stream, one call per shape.
+// Where a C tile becomes final in its block's last chunk: the part, stream and wave of its last
+// GEMM there, and that wave's end; part -1: before the chunk (no GEMM of it writes the tile).
+struct Final {
+    std::ptrdiff_t part = -1;
+    double end = 0.0;
+    int stream = 0;
+    std::size_t wave = 0;
+    auto key() const { return std::tie(part, end, stream, wave); }
+};
+
+// The last chunk's parts (their GEMMs, waves set; `ends` as assign_waves gives them): the
+// block's C tiles in the order they go down (by Final, then row order) and each part's sends.
+std::vector<std::size_t> plan_sends(std::span<const std::vector<Gemm>> gemms,
+                                    const std::vector<std::vector<std::vector<double>>>& ends,
+                                    const std::vector<std::size_t>& row_order, std::vector<ChunkPart>& parts) {
+    std::vector<Final> final(row_order.size());
+    for (std::size_t q = 0; q < gemms.size(); ++q)
+        for (const Gemm& g : gemms[q])
+            final[g.c] = {static_cast<std::ptrdiff_t>(q), ends[q][static_cast<std::size_t>(g.stream)][g.wave], g.stream,
+                          g.wave};
+    std::vector<std::size_t> order = row_order;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t x, std::size_t y) { return final[x].key() < final[y].key(); });
+    // Tiles final before the chunk: every stream's first wave, in the first part with one.
+    const auto first = std::find_if(parts.begin(), parts.end(), [](const ChunkPart& q) { return q.waves > 0; });
+    for (std::size_t x = 0; x < order.size() && first != parts.end() && final[order[x]].part < 0; ++x) {
+        if (first->sends.empty()) first->sends.push_back({-1, 0, 0});
+        first->sends.back().c_end = x + 1;
+    }
+    for (std::size_t x = 0; x < order.size(); ++x) {
+        const Final& f = final[order[x]];
+        if (f.part < 0) continue;
+        auto& sends = parts[static_cast<std::size_t>(f.part)].sends;
+        if (sends.empty() || sends.back().stream != f.stream || sends.back().wave != f.wave)
+            sends.push_back({f.stream, f.wave, 0});
+        sends.back().c_end = x + 1;
+    }
+    return order;
+}
+
+// Calls in issue order: wave by wave, round by round, stream by stream, one call per shape.
 void group_calls(std::vector<Gemm>& gemms, ChunkPart& cs, DeviceSchedule& d) {
-    const auto key = [](const Gemm& g) { return std::tie(g.round, g.stream, g.first, g.m, g.n, g.k); };
+    const auto key = [](const Gemm& g) { return std::tie(g.wave, g.round, g.stream, g.first, g.m, g.n, g.k); };
     std::stable_sort(gemms.begin(), gemms.end(), [&](const Gemm& x, const Gemm& y) { return key(x) < key(y); });
     for (std::size_t g = 0; g < gemms.size(); ++g) {
         if (g == 0 || key(gemms[g]) != key(gemms[g - 1])) {
@@ -201,6 +261,7 @@ void group_calls(std::vector<Gemm>& gemms, ChunkPart& cs, DeviceSchedule& d) {
             call.k = gemms[g].k;
             call.first = static_cast<size_type>(d.operands.size());
             call.overwrite = gemms[g].first;
+            call.wave = gemms[g].wave;
             cs.calls.push_back(call);
         }
         ++cs.calls.back().count;
@@ -210,56 +271,86 @@ void group_calls(std::vector<Gemm>& gemms, ChunkPart& cs, DeviceSchedule& d) {
     d.calls += static_cast<size_type>(cs.calls.size());
 }
 
+// The block's B tiles from offset 0 of its buffer, and their jobs for the device; returns their end.
+size_type lay_out_b(const Problem& p, const BlockPlan& b, BlockSchedule& bs, DeviceSchedule& d) {
+    size_type at = 0;
+    bs.b_jobs = static_cast<size_type>(d.b_tiles.size());
+    for (size_type pos : b.b_tiles) {
+        const size_type v = tile_values(p.b_shape, p.k_tiling, p.n_tiling, pos);
+        const size_type r = p.b_shape.row_of(pos), c = p.b_shape.col_idx()[pos];
+        d.b_tiles.push_back({p.k_tiling.offset(r), p.n_tiling.offset(c), p.k_tiling.size(r), p.n_tiling.size(c), at});
+        bs.b_offset.push_back(at);
+        bs.b_largest = std::max(bs.b_largest, v);
+        at += round_up(v);
+    }
+    return at;
+}
+
+// The block's C tiles from `at` in c_order; C's offsets into every GEMM, then the calls.
+void lay_out_c(const Problem& p, const Plan& plan, const BlockPlan& b, size_type at, BlockSchedule& bs,
+               std::vector<std::vector<Gemm>>& gemms, DeviceSchedule& d) {
+    bs.c_begin = at;
+    bs.c_offset.assign(b.c_tiles.size(), 0);
+    for (std::size_t c : bs.c_order) {
+        bs.c_offset[c] = at;
+        at += round_up(tile_values(plan.product.c_shape, p.m_tiling, p.n_tiling, b.c_tiles[c]));
+    }
+    bs.end = at;
+    d.block_values = std::max(d.block_values, at);
+    std::size_t q = 0;  // over the block's parts, chunk after chunk
+    for (ChunkSchedule& cs : bs.chunks)
+        for (ChunkPart& part : cs.parts) {
+            for (Gemm& g : gemms[q]) g.at.c = bs.c_offset[g.c];
+            group_calls(gemms[q++], part, d);
+        }
+}
+
 }  // namespace
 
 DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const ProcessPlan& process,
-                               const std::vector<std::size_t>& blocks, int streams, size_type part_bytes) {
+                               const std::vector<std::size_t>& blocks, int streams, size_type part_bytes,
+                               double flops_per_wave) {
     DeviceSchedule d;
     d.a_resident = process.a_resident;
     std::vector<size_type> layout(static_cast<std::size_t>(p.a_shape.nnz()), -1);
+    const size_type part_values = std::max<size_type>(1, part_bytes / value_bytes(p.precision));
     int chunk_number = 0;  // over the device's blocks: chunk buffers alternate
     for (std::size_t bi : blocks) {
         const BlockPlan& b = process.blocks[bi];
         BlockSchedule bs;
-        size_type at = 0;
-        bs.b_jobs = static_cast<size_type>(d.b_tiles.size());
-        for (size_type pos : b.b_tiles) {
-            const size_type v = tile_values(p.b_shape, p.k_tiling, p.n_tiling, pos);
-            const size_type r = p.b_shape.row_of(pos), c = p.b_shape.col_idx()[pos];
-            d.b_tiles.push_back({p.k_tiling.offset(r), p.n_tiling.offset(c), p.k_tiling.size(r), p.n_tiling.size(c), at});
-            bs.b_offset.push_back(at);
-            bs.b_largest = std::max(bs.b_largest, v);
-            at += round_up(v);
-        }
+        const size_type b_end = lay_out_b(p, b, bs, d);
         const std::vector<size_type> rank =
             b.chunks.empty() ? std::vector<size_type>(static_cast<std::size_t>(p.a_shape.rows()), -1)
                              : rank_rows(p, b.chunks.back());
-        bs.c_order = order_c(plan, b, rank);
-        bs.c_begin = at;
-        bs.c_offset.assign(b.c_tiles.size(), 0);
-        for (std::size_t c : bs.c_order) {
-            bs.c_offset[c] = at;
-            at += round_up(tile_values(plan.product.c_shape, p.m_tiling, p.n_tiling, b.c_tiles[c]));
-        }
-        bs.end = at;
-        d.block_values = std::max(d.block_values, at);
-        const size_type part_values = std::max<size_type>(1, part_bytes / value_bytes(p.precision));
+        const std::vector<std::size_t> row_order = order_c_by_row(plan, b, rank);
+        std::vector<std::size_t> row_pos(row_order.size());
+        for (std::size_t x = 0; x < row_order.size(); ++x) row_pos[row_order[x]] = x;
+        bs.c_order = row_order;  // no chunk: no GEMM, no send
+        std::vector<std::vector<Gemm>> gemms;  // per part, chunk after chunk
         std::vector<char> touched(b.c_tiles.size(), 0);  // C tiles a GEMM has written so far
         for (std::size_t n = 0; n < b.chunks.size(); ++n) {
             const ChunkPlan& ch = b.chunks[n];
             ChunkSchedule cs;
             cs.buffer = chunk_number++ % 2;
             lay_out_chunk(p, ch, rank, cs, part_values);
-            if (n + 1 == b.chunks.size()) mark_final_c(p, plan, b, bs, ch, rank, cs);
             place_in_a_layout(p, ch, cs, d.a_resident, layout, d.a_values);
             if (!d.a_resident) d.chunk_values[cs.buffer] = std::max(d.chunk_values[cs.buffer], cs.values);
+            std::vector<std::vector<std::vector<double>>> ends;  // per part of this chunk
             for (ChunkPart& part : cs.parts) {
-                std::vector<Gemm> gemms =
-                    part_gemms(p, plan, b, bs, ch, cs, part.first, part.last, streams, touched);
-                group_calls(gemms, part, d);
+                gemms.push_back(part_gemms(p, plan, b, bs, ch, cs, part.first, part.last, streams, touched));
+                ends.push_back(assign_waves(gemms.back(), row_pos, streams, flops_per_wave));
+                for (const auto& e : ends.back()) part.waves = std::max(part.waves, e.size());
+            }
+            if (n + 1 == b.chunks.size()) {
+                const std::span<const std::vector<Gemm>> last(gemms.data() + gemms.size() - cs.parts.size(),
+                                                              cs.parts.size());
+                bs.c_order = plan_sends(last, ends, row_order, cs.parts);
+                for (const ChunkPart& part : cs.parts)
+                    if (!part.sends.empty()) d.max_waves = std::max(d.max_waves, part.waves);
             }
             bs.chunks.push_back(std::move(cs));
         }
+        lay_out_c(p, plan, b, b_end, bs, gemms, d);
         bs.zero_c = std::find(touched.begin(), touched.end(), 0) != touched.end();
         d.blocks.push_back(std::move(bs));
     }

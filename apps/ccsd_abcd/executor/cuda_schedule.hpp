@@ -1,8 +1,12 @@
 // What the cuda executor does on one device, worked out before it starts (plain C++, no CUDA):
 // where every B, C and A tile lies in the device buffers, each chunk's A tiles in parts that go
-// up one after the other, and the GEMMs of every part grouped into cuBLAS calls. A C tile's GEMMs all go to one stream (so its updates stay ordered); on a
-// stream, a part's GEMMs run in rounds (round r holds the r-th GEMM of each C tile), and the
-// GEMMs of a round with the same shape m x n x k (the tile-size class) make one batched call.
+// up one after the other, and the GEMMs of every part grouped into cuBLAS calls. A C tile's
+// GEMMs all go to one stream (so its updates stay ordered). On a stream, a part's C tiles are
+// cut into waves of about a GFLOP of GEMMs each, run one after another; within a wave the
+// GEMMs run in rounds (round r holds the r-th GEMM of each C tile), and the GEMMs of a round
+// with the same shape m x n x k (the tile-size class) make one batched call. In the block's last
+// chunk a wave's C tiles are final when it ends, and go down then: C, which bounds a block
+// (the link), leaves steadily from the first wave on instead of row of A by row of A.
 #pragma once
 
 #include <cstdint>
@@ -21,12 +25,24 @@ struct GemmOperands {
 
 /// One cuBLAS call: `count` GEMMs of one shape (operands [first, first + count) of the
 /// schedule), C := C + A·B, or C := A·B when `overwrite` (the first GEMMs of their C tiles in
-/// the block: C is not zeroed first), leading dimensions m, k, m.
+/// the block: C is not zeroed first), leading dimensions m, k, m; in wave `wave` of its
+/// stream in its part.
 struct GemmCall {
     int stream = 0;
     size_type m = 0, n = 0, k = 0;
     size_type first = 0, count = 0;
     bool overwrite = false;
+    std::size_t wave = 0;
+};
+
+/// C tiles that go down once stream `stream` (every stream when -1) has run wave `wave` of
+/// its part's GEMMs: the block's c_order[.. c_end) are final then (those before were sent by
+/// earlier sends). Tiles that no GEMM of the last chunk writes go first, after every stream's
+/// first wave of the first part with GEMMs (their GEMMs ran on any stream in earlier chunks).
+struct CSend {
+    int stream = 0;
+    std::size_t wave = 0;
+    std::size_t c_end = 0;
 };
 
 /// One copy of A from the host's pinned copy of the device's A tiles (their layout, see
@@ -40,10 +56,11 @@ struct ACopy {
 struct ChunkPart {
     size_type begin = 0, end = 0;     ///< its values in the chunk buffer (gaps included)
     std::size_t first = 0, last = 0;  ///< its tiles: order[first .. last)
-    std::vector<GemmCall> calls;      ///< in issue order
-    /// Last chunk of its block: C tiles c_order[0 .. c_final) of the block are final after this
-    /// part (A tiles go by tile row, and C(i, c) needs only A's row i), so they can go down.
-    std::size_t c_final = 0;
+    std::vector<GemmCall> calls;      ///< in issue order: wave by wave, round by round, stream by stream
+    std::size_t waves = 0;            ///< waves of its busiest stream
+    /// Last chunk of its block: the C tiles each wave makes final, in the order they go down
+    /// (by when the wave should end: its stream's flops up to it); empty in other chunks.
+    std::vector<CSend> sends;
     /// The part's A tiles used here for the first time on the device (indices into
     /// ChunkSchedule::order): they lie one after the other in the device's A layout, from
     /// fresh_begin to fresh_end. The host packs each A tile once, when it is fresh.
@@ -68,7 +85,8 @@ struct ChunkSchedule {
 };
 
 /// One block: its B tiles from 0, its C tiles from c_begin (to `end`) in the block buffer, laid
-/// out in c_order (indices into the plan's C tiles of the block): the order they become final.
+/// out in c_order (indices into the plan's C tiles of the block): the order they go down (tiles
+/// no GEMM of the last chunk writes first, then by the last chunk's sends).
 struct BlockSchedule {
     std::vector<size_type> b_offset, c_offset;
     std::vector<std::size_t> c_order;
@@ -96,15 +114,21 @@ struct DeviceSchedule {
     size_type block_values = 0;
     size_type chunk_values[2] = {0, 0};  ///< the largest chunk of each chunk buffer
     size_type gemms = 0, calls = 0;
+    std::size_t max_waves = 0;  ///< the most waves of a part with sends
 };
+
+/// GEMM work per wave of a stream (about 25 µs of a card's DGEMM): C tiles of large GEMMs
+/// make a wave each, small ones share one, and its rounds batch them.
+inline constexpr double wave_flops = 1e9;
 
 /// Tiles start at multiples of this many values (256 bytes in double).
 inline constexpr size_type tile_alignment = 64;
 
 /// The schedule of `blocks` (indices into process.blocks) on `streams` streams, chunks in parts
-/// of about `part_bytes` of A (at least one tile each); A resident as process.a_resident says.
+/// of about `part_bytes` of A (at least one tile each), waves of about `flops_per_wave`; A
+/// resident as process.a_resident says.
 DeviceSchedule schedule_device(const Problem& problem, const Plan& plan, const ProcessPlan& process,
                                const std::vector<std::size_t>& blocks, int streams,
-                               size_type part_bytes = size_type(64) << 20);
+                               size_type part_bytes = size_type(64) << 20, double flops_per_wave = wave_flops);
 
 }  // namespace tessel::abcd

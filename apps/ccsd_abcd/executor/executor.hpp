@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "apps/ccsd_abcd/executor/cuda_schedule.hpp"
 #include "apps/ccsd_abcd/executor/tile_store.hpp"
 #include "apps/ccsd_abcd/inspector/inspector.hpp"
 #include "core/types.hpp"
@@ -23,6 +24,9 @@ struct ExecutorOptions {
     /// cuda: a chunk of A goes up in parts of about this many bytes, each part's GEMMs starting
     /// while the next part is on its way.
     size_type cuda_part_bytes = size_type(64) << 20;
+    /// cuda: a part's C tiles go down wave by wave, each about this many flops of a stream's
+    /// GEMMs (cuda_schedule.hpp).
+    double cuda_wave_flops = wave_flops;
     /// cpu: GEMM tasks smaller than this many columns are not split further.
     size_type min_split_columns = 64;
     /// cuda: register the host buffers of A and C tiles with the device (cudaHostRegister, once

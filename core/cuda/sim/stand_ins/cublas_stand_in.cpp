@@ -1,6 +1,9 @@
 // cuBLAS stand-in: GEMM and batched GEMM checked as cuBLAS documents them (sizes, leading
 // dimensions, handle, device operands; batched: the pointer arrays in device memory, no two
-// problems writing the same C) and computed with the reference triple loop, column-major.
+// problems writing the same C) and computed with the reference triple loop, column-major, as
+// work queued on the handle's stream (run when something waits for it, like a kernel: a copy
+// that reads C without waiting for the GEMM sees C as it was). alpha and beta are read at the
+// call (host pointers, as cuBLAS's default pointer mode), the batch's arrays when it runs.
 #include <cublas_v2.h>
 
 #include <algorithm>
@@ -80,8 +83,10 @@ cublasStatus_t gemm(const char* name, cublasHandle_t h, cublasOperation_t ta, cu
     if (!on_device(ta, tb, m, n, k, a, lda, b, ldb, c, ldc))
         return invalid(std::string(name) + ": an operand is not (wholly) device memory");
     tessel::sim::note_stand_in(name, "reference triple loop");
-    tessel::sim::drain(h->stream);  // the call runs after the work queued before it
-    reference_gemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    const T alpha_value = *alpha, beta_value = *beta;
+    tessel::sim::enqueue(h->stream, [=] {
+        reference_gemm(ta, tb, m, n, k, &alpha_value, a, lda, b, ldb, &beta_value, c, ldc);
+    });
     return CUBLAS_STATUS_SUCCESS;
 }
 
@@ -102,7 +107,9 @@ cublasStatus_t gemm_batched(const char* name, cublasHandle_t h, cublasOperation_
         !tessel::sim::is_device_range(c, bytes))
         return invalid(std::string(name) + ": a pointer array is not (wholly) device memory");
     tessel::sim::note_stand_in(name, "reference triple loop per problem");
-    tessel::sim::drain(h->stream);  // the arrays may have been written by work queued before
+    // Checked now, so that a bad batch is refused by the call: the arrays may have been written
+    // by work queued before.
+    tessel::sim::drain(h->stream);
     std::vector<std::pair<const T*, const T*>> written;  // [first, last] value of each C
     for (int p = 0; p < count; ++p) {
         if (!on_device(ta, tb, m, n, k, a[p], lda, b[p], ldb, c[p], ldc))
@@ -114,7 +121,11 @@ cublasStatus_t gemm_batched(const char* name, cublasHandle_t h, cublasOperation_
     for (std::size_t p = 1; p < written.size(); ++p)
         if (written[p].first <= written[p - 1].second)
             return invalid(std::string(name) + ": two problems of the batch write overlapping C");
-    for (int p = 0; p < count; ++p) reference_gemm(ta, tb, m, n, k, alpha, a[p], lda, b[p], ldb, beta, c[p], ldc);
+    const T alpha_value = *alpha, beta_value = *beta;
+    tessel::sim::enqueue(h->stream, [=] {
+        for (int p = 0; p < count; ++p)
+            reference_gemm(ta, tb, m, n, k, &alpha_value, a[p], lda, b[p], ldb, &beta_value, c[p], ldc);
+    });
     return CUBLAS_STATUS_SUCCESS;
 }
 
