@@ -1,12 +1,16 @@
 // The card's own limits, measured in the run that times tessel on it (docs/BENCHMARKS.md "GPU"):
 // device-memory bandwidth (a triad kernel, bytes read + written), host-device copies from pageable
-// and pinned memory, and cuBLAS DGEMM / SGEMM at square sizes (the abcd tile sizes among them).
+// and pinned memory (and down into registered pageable memory), and cuBLAS DGEMM / SGEMM at square sizes (the abcd tile sizes among them).
 // Prints a table and writes JSON. usage: tessel-bench-gpu-limits [--json FILE]
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -67,9 +71,32 @@ double upload_gbs(std::size_t bytes, bool pinned) {
 
 // GB/s of pinned copies of `bytes`: down alone, and up and down at once on two streams (each
 // way). abcd's C goes down while its A goes up: the link's both-ways rate bounds that overlap.
+// Also down into registered pageable memory (cudaHostRegister, as abcd's C tiles), in pieces
+// of `piece` bytes: whether the copies abcd makes reach the pinned rate.
 struct PinnedRates {
-    double down = 0, both_each = 0;
+    double down = 0, both_each = 0, down_registered = 0;
 };
+
+double registered_down_gbs(const cuda::DeviceBuffer<double>& from, std::size_t bytes, std::size_t piece,
+                           cuda::Stream& down) {
+    constexpr std::size_t page = 4096;
+    std::unique_ptr<void, decltype(&std::free)> host(std::aligned_alloc(page, bytes), &std::free);
+    std::memset(host.get(), 0, bytes);  // pages touched first, as a tile cache's are
+    if (!cuda::register_host_memory(host.get(), bytes)) return 0.0;
+    auto* to = static_cast<char*>(host.get());
+    const auto* src = reinterpret_cast<const char*>(from.data());
+    const auto copy_all = [&] {
+        for (std::size_t at = 0; at < bytes; at += piece)
+            cuda::copy_to_host(to + at, src + at, std::min(piece, bytes - at), down.get());
+        down.synchronize();
+    };
+    copy_all();  // warm-up
+    const auto t0 = std::chrono::steady_clock::now();
+    copy_all();
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    cuda::unregister_host_memory(host.get());
+    return double(bytes) / s / 1e9;
+}
 PinnedRates pinned_rates(std::size_t bytes) {
     const long long n = static_cast<long long>(bytes / sizeof(double));
     cuda::DeviceBuffer<double> d_up(n), d_down(n);
@@ -92,6 +119,7 @@ PinnedRates pinned_rates(std::size_t bytes) {
     seconds(true);  // warm-up
     r.down = double(bytes) / seconds(false) / 1e9;
     r.both_each = double(bytes) / seconds(true) / 1e9;  // the two copies end near together
+    r.down_registered = registered_down_gbs(d_down, bytes, std::size_t(10) << 20, down);
     return r;
 }
 
@@ -134,6 +162,9 @@ int main(int argc, char** argv) {
         j["both_ways_pinned_gbs_each"] = rates.both_each;
         table.add_row({"device to host, pinned", bench::format_number(rates.down), "GB/s"});
         table.add_row({"both ways at once, pinned (each way)", bench::format_number(rates.both_each), "GB/s"});
+        j["d2h_registered_gbs"] = rates.down_registered;
+        table.add_row({"device to host, registered pageable, 10 MiB copies", bench::format_number(rates.down_registered),
+                       "GB/s"});
         for (long long size : {256LL, 512LL, 1024LL, 2048LL, 4096LL, 8192LL}) {
             const double d = gemm_tflops<double>(size), s = gemm_tflops<float>(size);
             j["dgemm_tflops"][std::to_string(size)] = d;

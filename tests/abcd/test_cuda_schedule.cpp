@@ -93,6 +93,7 @@ TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C,
         for (size_type off : bs.c_offset) CHECK((off >= bs.c_begin && off < bs.end && off % tile_alignment == 0));
         std::map<size_type, int> stream_of_c;
         std::set<size_type> written;  // C tiles (offsets) a call has written so far, in issue order
+        std::set<size_type> b_made;   // B tiles (offsets) made so far, part by part
         for (std::size_t n = 0; n < bs.chunks.size(); ++n) {
             const ChunkSchedule& cs = bs.chunks[n];
             CHECK(cs.values <= d.chunk_values[cs.buffer]);
@@ -106,6 +107,13 @@ TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C,
             for (std::size_t q = 0; q < cs.parts.size(); ++q) {
                 const ChunkPart& part = cs.parts[q];
                 if (q > 0) CHECK((part.begin == cs.parts[q - 1].end && part.first == cs.parts[q - 1].last));
+                // B: each tile made once, at its place, before the first part that reads it.
+                for (size_type j = part.b_first; j < part.b_first + part.b_count; ++j) {
+                    const DeviceSchedule::BTile& t = d.b_tiles[static_cast<std::size_t>(j)];
+                    CHECK(b_made.insert(t.offset).second);
+                    CHECK(std::find(bs.b_offset.begin(), bs.b_offset.end(), t.offset) != bs.b_offset.end());
+                    CHECK(t.rows * t.cols <= part.b_largest);
+                }
                 for (std::size_t x = 0; x < part.calls.size(); ++x) {
                     const GemmCall& call = part.calls[x];
                     CHECK(call.wave < part.waves);  // issued wave by wave
@@ -121,6 +129,7 @@ TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C,
                         CHECK(call.overwrite == written.insert(o.c).second);
                         CHECK((o.a >= part.begin && o.a + call.m * call.k <= part.end));
                         CHECK(o.b + call.k * call.n <= bs.c_begin);
+                        CHECK(b_made.count(o.b) == 1);
                     }
                 }
                 if (!last_chunk) CHECK(part.sends.empty());

@@ -1,6 +1,7 @@
 // The cuda executor (paper sections 3.2.2-3.2.3), with the data living on the device: per
-// block, B's tiles are made there by a kernel (the host's hash, b_tile_kernels.cu; tiles from a
-// file go up through pinned staging instead) and each C tile's first GEMM writes it there
+// block, B's tiles are made there by a kernel (the host's hash, b_tile_kernels.cu), part by
+// part just before the GEMMs that first read them (tiles from a file go up through pinned
+// staging at the block's start instead) and each C tile's first GEMM writes it there
 // (beta = 0, cuda_schedule.hpp; C is zeroed only in a block with a C tile no GEMM writes).
 // A: when the device's A tiles fit the plan's half of the budget (ProcessPlan::a_resident)
 // each goes up once, through a small ring of pinned windows on a copy stream, in the part of
@@ -86,6 +87,7 @@ struct Device {
     std::vector<cuda::Stream> compute;      // streams_per_device of them
     std::vector<cuda::GemmHandle> handles;  // one per compute stream (core's cuBLAS GEMM)
     std::optional<cuda::Stream> up, down;   // host to device, device to host
+    std::optional<cuda::Stream> maker;      // B's tiles made on the device, part by part
     cuda::DeviceBuffer<T> block_buf;        // B tiles then C tiles of the current block
     std::array<cuda::DeviceBuffer<T>, 2> chunk_buf;  // A not resident
     cuda::DeviceBuffer<T> a_buf;                     // A resident: the device's A layout
@@ -99,6 +101,7 @@ struct Device {
     std::array<std::vector<std::vector<cuda::Event>>, 2> wave_done;  // [q % 2][w][s]: stream s ran part q's wave w
     std::optional<cuda::Event> ready, c_down;        // B (and a zero C) in place; C of the block read
     std::optional<cuda::Event> part_up;              // a part of A is in
+    std::optional<cuda::Event> part_b;               // a part's B tiles are made
     std::optional<BlockTimeline> timeline;           // the run's first block, timed
     std::vector<TileBuffer<T>> c_tiles;              // C of the block on its way to the host
     std::size_t c_sent = 0;                          // C tiles of the block sent down so far
@@ -286,6 +289,7 @@ private:
         }
         d.up.emplace();
         d.down.emplace();
+        d.maker.emplace();
         for (int x = 0; x < 2; ++x) {
             d.copied.emplace_back();
             d.computed.emplace_back(streams_per_device);
@@ -293,6 +297,7 @@ private:
         d.ready.emplace();
         d.c_down.emplace();
         d.part_up.emplace();
+        d.part_b.emplace();
         d.timeline.emplace(streams_per_device);
     }
 
@@ -353,29 +358,24 @@ private:
         return d.block < d.blocks.size();
     }
 
-    // B into the block buffer (made on the device, or from the host through the staging ring)
-    // and, where the schedule asks, C zeroed, once every stream is done with the previous block
-    // and its C has left.
+    // The block buffer taken over once every stream is done with the previous block and its C
+    // has left: B from the host through the staging ring (B made on the device comes part by
+    // part, make_part_b) and, where the schedule asks, C zeroed.
     void start_block(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs) {
         cudaStream_t writer = b_on_device() ? d.compute[0].get() : d.up->get();
         d.timeline->mark(BlockTimeline::start, writer);
         for (auto& e : d.block_end) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(writer, e.get(), 0));
         TESSEL_CUDA_CHECK(cudaStreamWaitEvent(writer, d.c_down->get(), 0));
-        if (b_on_device()) {
-            const std::uint64_t base = element_hash::operand_base(generated_->seed(), std::uint64_t(Operand::b));
-            generate_tiles<T>(d.b_jobs.data() + bs.b_jobs, static_cast<size_type>(b.b_tiles.size()), bs.b_largest, base,
-                              d.block_buf.data(), writer);
-        } else {
-            upload_host_b(d, b, bs);
-        }
+        if (!b_on_device()) upload_host_b(d, b, bs);
         // Else each C tile's first GEMM overwrites it (beta = 0): no pass over C's bytes first.
         if (bs.zero_c && bs.end > bs.c_begin)
             TESSEL_CUDA_CHECK(cudaMemsetAsync(d.block_buf.data() + bs.c_begin, 0,
                                               std::size_t(bs.end - bs.c_begin) * sizeof(T), writer));
-        d.timeline->mark(BlockTimeline::b_made, writer);  // first: whatever waits for `ready` follows it
+        if (!b_on_device()) d.timeline->mark(BlockTimeline::b_made, writer);  // before `ready`: its waiters follow it
         TESSEL_CUDA_CHECK(cudaEventRecord(d.ready->get(), writer));
         for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.ready->get(), 0));
         TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.down->get(), d.ready->get(), 0));
+        TESSEL_CUDA_CHECK(cudaStreamWaitEvent(d.maker->get(), d.ready->get(), 0));
         d.c_tiles.assign(b.c_tiles.size(), TileBuffer<T>{});
         d.c_sent = 0;
     }
@@ -425,6 +425,7 @@ private:
                 d.timeline->mark(BlockTimeline::first_a_part_up, d.up->get());
                 for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.part_up->get(), 0));
             }
+            if (b_on_device() && part.b_count > 0) make_part_b(d, part);
             issue_calls(d, cs, part, last && !part.sends.empty() ? &d.wave_done[q % 2] : nullptr);
             if (!last) continue;
             if (q > 0) send_part(d, b, bs, cs.parts[q - 1], d.wave_done[(q - 1) % 2]);
@@ -434,6 +435,18 @@ private:
             for (int s = 0; s < streams_per_device; ++s)
                 TESSEL_CUDA_CHECK(cudaEventRecord(d.computed[cs.buffer][s].get(), d.compute[s].get()));
         ++r_.chunks;
+    }
+
+    // The B tiles the part reads first, made on the maker stream (enqueued once the previous
+    // part's GEMMs are, so that the device starts those first); the part's GEMMs wait for them.
+    void make_part_b(Device<T>& d, const ChunkPart& part) {
+        cudaStream_t maker = d.maker->get();
+        const std::uint64_t base = element_hash::operand_base(generated_->seed(), std::uint64_t(Operand::b));
+        generate_tiles<T>(d.b_jobs.data() + part.b_first, part.b_count, part.b_largest, base, d.block_buf.data(),
+                          maker);
+        d.timeline->mark(BlockTimeline::b_made, maker);  // the first part's B
+        TESSEL_CUDA_CHECK(cudaEventRecord(d.part_b->get(), maker));
+        for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.part_b->get(), 0));
     }
 
     // True when the host buffer at `data` is registered with the device (registered now if it

@@ -26,7 +26,7 @@ struct Gemm {
     std::size_t wave = 0;
     size_type round = 0, m = 0, n = 0, k = 0;
     bool first = false;
-    std::size_t c = 0;  // index into the block's C tiles
+    std::size_t b = 0, c = 0;  // indices into the block's B and C tiles
     GemmOperands at;
     double flops() const { return 2.0 * double(m) * double(n) * double(k); }
 };
@@ -66,6 +66,7 @@ std::vector<Gemm> part_gemms(const Problem& p, const Plan& plan, const BlockPlan
             g.m = p.m_tiling.size(i);
             g.n = p.n_tiling.size(col);
             g.k = p.k_tiling.size(k);
+            g.b = bslot;
             g.c = cslot;
             g.at = {cs.a_at[t], bs.b_offset[bslot], 0};
             out.push_back(g);
@@ -271,19 +272,41 @@ void group_calls(std::vector<Gemm>& gemms, ChunkPart& cs, DeviceSchedule& d) {
     d.calls += static_cast<size_type>(cs.calls.size());
 }
 
-// The block's B tiles from offset 0 of its buffer, and their jobs for the device; returns their end.
-size_type lay_out_b(const Problem& p, const BlockPlan& b, BlockSchedule& bs, DeviceSchedule& d) {
+// The block's B tiles from offset 0 of its buffer; returns their end.
+size_type lay_out_b(const Problem& p, const BlockPlan& b, BlockSchedule& bs) {
     size_type at = 0;
-    bs.b_jobs = static_cast<size_type>(d.b_tiles.size());
     for (size_type pos : b.b_tiles) {
-        const size_type v = tile_values(p.b_shape, p.k_tiling, p.n_tiling, pos);
-        const size_type r = p.b_shape.row_of(pos), c = p.b_shape.col_idx()[pos];
-        d.b_tiles.push_back({p.k_tiling.offset(r), p.n_tiling.offset(c), p.k_tiling.size(r), p.n_tiling.size(c), at});
         bs.b_offset.push_back(at);
-        bs.b_largest = std::max(bs.b_largest, v);
-        at += round_up(v);
+        at += round_up(tile_values(p.b_shape, p.k_tiling, p.n_tiling, pos));
     }
     return at;
+}
+
+// The jobs that make the block's B tiles on the device, part by part: each tile in the first part
+// (chunk after chunk) whose GEMMs read it (`gemms`: per part, as `parts` lists them).
+void plan_b_jobs(const Problem& p, const BlockPlan& b, const BlockSchedule& bs,
+                 const std::vector<std::vector<Gemm>>& gemms, const std::vector<ChunkPart*>& parts,
+                 DeviceSchedule& d) {
+    std::vector<char> made(b.b_tiles.size(), 0);
+    for (std::size_t q = 0; q < parts.size(); ++q) {
+        ChunkPart& part = *parts[q];
+        part.b_first = static_cast<size_type>(d.b_tiles.size());
+        std::vector<std::size_t> fresh;
+        for (const Gemm& g : gemms[q])
+            if (!made[g.b]) {
+                made[g.b] = 1;
+                fresh.push_back(g.b);
+            }
+        std::sort(fresh.begin(), fresh.end());
+        for (std::size_t x : fresh) {
+            const size_type pos = b.b_tiles[x];
+            const size_type r = p.b_shape.row_of(pos), c = p.b_shape.col_idx()[pos];
+            d.b_tiles.push_back({p.k_tiling.offset(r), p.n_tiling.offset(c), p.k_tiling.size(r), p.n_tiling.size(c),
+                                 bs.b_offset[x]});
+            part.b_largest = std::max(part.b_largest, p.k_tiling.size(r) * p.n_tiling.size(c));
+        }
+        part.b_count = static_cast<size_type>(d.b_tiles.size()) - part.b_first;
+    }
 }
 
 // The block's C tiles from `at` in c_order; C's offsets into every GEMM, then the calls.
@@ -318,7 +341,7 @@ DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const Process
     for (std::size_t bi : blocks) {
         const BlockPlan& b = process.blocks[bi];
         BlockSchedule bs;
-        const size_type b_end = lay_out_b(p, b, bs, d);
+        const size_type b_end = lay_out_b(p, b, bs);
         const std::vector<size_type> rank =
             b.chunks.empty() ? std::vector<size_type>(static_cast<std::size_t>(p.a_shape.rows()), -1)
                              : rank_rows(p, b.chunks.back());
@@ -350,6 +373,10 @@ DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const Process
             }
             bs.chunks.push_back(std::move(cs));
         }
+        std::vector<ChunkPart*> parts;
+        for (ChunkSchedule& cs : bs.chunks)
+            for (ChunkPart& part : cs.parts) parts.push_back(&part);
+        plan_b_jobs(p, b, bs, gemms, parts, d);
         lay_out_c(p, plan, b, b_end, bs, gemms, d);
         bs.zero_c = std::find(touched.begin(), touched.end(), 0) != touched.end();
         d.blocks.push_back(std::move(bs));

@@ -61,6 +61,10 @@ struct ChunkPart {
     /// Last chunk of its block: the C tiles each wave makes final, in the order they go down
     /// (by when the wave should end: its stream's flops up to it); empty in other chunks.
     std::vector<CSend> sends;
+    /// B made on the device: the block's B tiles this part reads first, made just before its
+    /// GEMMs (the first part's GEMMs wait for its own B only): DeviceSchedule::b_tiles[b_first,
+    /// b_first + b_count), the largest of b_largest values.
+    size_type b_first = 0, b_count = 0, b_largest = 0;
     /// The part's A tiles used here for the first time on the device (indices into
     /// ChunkSchedule::order): they lie one after the other in the device's A layout, from
     /// fresh_begin to fresh_end. The host packs each A tile once, when it is fresh.
@@ -92,8 +96,6 @@ struct BlockSchedule {
     std::vector<std::size_t> c_order;
     size_type c_begin = 0, end = 0;
     bool zero_c = false;  ///< a C tile has no GEMM: C is zeroed before the block's GEMMs
-    size_type b_jobs = 0;    ///< where its B tiles start in DeviceSchedule::b_tiles
-    size_type b_largest = 0; ///< values of its largest B tile
     std::vector<ChunkSchedule> chunks;
 };
 
@@ -106,7 +108,8 @@ struct DeviceSchedule {
     size_type a_values = 0;  ///< the device's A layout (tiles rounded up to tile_alignment)
     std::vector<BlockSchedule> blocks;
     std::vector<GemmOperands> operands;  ///< every GEMM of the device, in call order
-    /// Every block's B tiles (row0, col0 in elements, rows, cols, offset in the block buffer).
+    /// Every block's B tiles (row0, col0 in elements, rows, cols, offset in the block buffer),
+    /// part by part (ChunkPart::b_first).
     struct BTile {
         size_type row0 = 0, col0 = 0, rows = 0, cols = 0, offset = 0;
     };
