@@ -317,6 +317,8 @@ void check_timeline(const ExecutionResult& r) {
     CHECK(t.b_made >= 0);
     CHECK(t.gemms_done >= t.b_made);
     CHECK(t.gemms_done >= t.first_a_part_up);
+    CHECK(t.last_a_part_up >= t.first_a_part_up);
+    CHECK(t.gemms_done >= t.last_a_part_up);
     CHECK(t.first_c_down >= t.b_made);
     CHECK(t.c_down_done >= t.gemms_done);
     CHECK(t.c_down_done >= t.first_c_down);

@@ -191,10 +191,10 @@ void print_executor(const Args& a, const ExecutionResult& er, const ExecutorTota
     std::printf(" (B made on demand: %.3f core-s; longest wait for A: %.3f s)\n", s.b_generation_seconds,
                 s.a_wait_seconds);
     if (const auto& t = er.device_timeline; backend == Backend::cuda && t.c_down_done > 0)
-        std::printf("device timeline of the first block (ms from its start): B made %.2f, first A part up %.2f, "
+        std::printf("device timeline of the first block (ms from its start): B made %.2f, A up %.2f to %.2f, "
                     "first C down %.2f, GEMMs done %.2f, C down %.2f\n",
-                    1e3 * t.b_made, 1e3 * t.first_a_part_up, 1e3 * t.first_c_down, 1e3 * t.gemms_done,
-                    1e3 * t.c_down_done);
+                    1e3 * t.b_made, 1e3 * t.first_a_part_up, 1e3 * t.last_a_part_up, 1e3 * t.first_c_down,
+                    1e3 * t.gemms_done, 1e3 * t.c_down_done);
     std::printf("flops: executor %.6g = inspector %.6g, %lld GEMMs: %s\n", s.flops, plan.product.flops, s.gemms,
                 s.flops_agree ? "agree" : "DISAGREE");
     std::printf("bytes between ranks: A %s, C %s; host<->device %s%s / %s\n", app::format_bytes(double(s.a_sent)).c_str(),

@@ -94,8 +94,8 @@ void record_results(nlohmann::json& doc, const Args& a, const ExecutorTiming& ru
                                  {"upload", er.device_setup_parts.upload}};
     const auto& t = er.device_timeline;
     doc["device_timeline"] = {{"b_made", t.b_made},           {"first_a_part_up", t.first_a_part_up},
-                              {"first_c_down", t.first_c_down}, {"gemms_done", t.gemms_done},
-                              {"c_down_done", t.c_down_done}};
+                              {"last_a_part_up", t.last_a_part_up}, {"first_c_down", t.first_c_down},
+                              {"gemms_done", t.gemms_done},   {"c_down_done", t.c_down_done}};
     // This process's host-device copies, waits and launches in that run; steady = its blocks.
     doc["device_traffic"] = run.device_traffic;
     // This process's host copies into and out of pinned memory (cuda; zero on cpu).

@@ -1,5 +1,6 @@
 // The first block of a run on one device, timed by events: when B is made (made on the device:
-// the first part's B; else all of it, and C zeroed where it is), the first part of A is up, the first C tile starts down, the last GEMM ends and the last C tile
+// the first part's B; else all of it, and C zeroed where it is), the first and the last part of
+// A are up (after the last, the link carries C alone), the first C tile starts down, the last GEMM ends and the last C tile
 // is down, in seconds from the block's start. Where the executor's time goes, without a
 // profiler: the GEMMs against the copies that bound them (C down at the link's rate).
 #pragma once
@@ -21,7 +22,7 @@ namespace tessel::abcd {
 class BlockTimeline {
 public:
     /// The marks; the end of compute stream s is mark `points + s`.
-    enum Point { start, b_made, first_a_part_up, first_c_down, c_down_done, points };
+    enum Point { start, b_made, first_a_part_up, last_a_part_up, first_c_down, c_down_done, points };
 
     explicit BlockTimeline(int streams) : streams_(streams) {}
 
@@ -34,6 +35,12 @@ public:
     /// Point p reached on `stream` (kept only the first time in the timed block).
     void mark(Point p, cudaStream_t stream) {
         if (!armed_ || recorded_[p]) return;
+        marks_.record(p, stream);
+        recorded_[p] = true;
+    }
+    /// Point p reached on `stream` (kept the last time in the timed block).
+    void mark_again(Point p, cudaStream_t stream) {
+        if (!armed_) return;
         marks_.record(p, stream);
         recorded_[p] = true;
     }
@@ -54,6 +61,7 @@ public:
         auto at = [&](Point p) { return recorded_[p] ? marks_.seconds(start, p) : 0.0; };
         t.b_made = at(b_made);
         t.first_a_part_up = at(first_a_part_up);
+        t.last_a_part_up = at(last_a_part_up);
         t.first_c_down = at(first_c_down);
         t.c_down_done = at(c_down_done);
         if (ended_)

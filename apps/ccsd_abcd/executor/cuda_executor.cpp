@@ -420,9 +420,11 @@ private:
         for (std::size_t q = 0; q < cs.parts.size(); ++q) {
             const ChunkPart& part = cs.parts[q];
             if (d.schedule.a_resident ? upload_fresh(d, ch, cs, part) : copy_part(d, ch, cs, part)) {
-                // Waits are taken when enqueued: the event is free again right after.
-                TESSEL_CUDA_CHECK(cudaEventRecord(d.part_up->get(), d.up->get()));
+                // The marks first: whatever waits for the part follows them. Waits are taken
+                // when enqueued: the event is free again right after.
                 d.timeline->mark(BlockTimeline::first_a_part_up, d.up->get());
+                d.timeline->mark_again(BlockTimeline::last_a_part_up, d.up->get());
+                TESSEL_CUDA_CHECK(cudaEventRecord(d.part_up->get(), d.up->get()));
                 for (auto& s : d.compute) TESSEL_CUDA_CHECK(cudaStreamWaitEvent(s.get(), d.part_up->get(), 0));
             }
             if (b_on_device() && part.b_count > 0) make_part_b(d, part);

@@ -50,10 +50,11 @@ struct ExecutionResult {
         double schedule = 0, streams = 0, buffers = 0, upload = 0;
     } device_setup_parts;
     /// cuda: the first block of the first device, seconds from its start there (events): B made
-    /// and C zeroed, the first part of A up, the first C tile going down, the last GEMM done, the
-    /// last C tile down; zero where a point was not reached (a rank with no block).
+    /// (block_timeline.hpp), the first and the last part of A up, the first C tile going down, the
+    /// last GEMM done, the last C tile down; zero where a point was not reached (a rank with no
+    /// block).
     struct DeviceTimeline {
-        double b_made = 0, first_a_part_up = 0, first_c_down = 0, gemms_done = 0, c_down_done = 0;
+        double b_made = 0, first_a_part_up = 0, last_a_part_up = 0, first_c_down = 0, gemms_done = 0, c_down_done = 0;
     } device_timeline;
     size_type blocks = 0, chunks = 0;
     double b_generation_seconds = 0;  ///< summed over threads: making B tiles on demand
