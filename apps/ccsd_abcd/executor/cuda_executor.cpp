@@ -99,7 +99,7 @@ struct Device {
     std::vector<std::vector<cuda::Event>> computed;  // [x][s]: GEMMs of stream s on buffer x done
     std::vector<cuda::Event> block_end;              // [s]: stream s is done with the block
     std::array<std::vector<std::vector<cuda::Event>>, 2> wave_done;  // [q % 2][w][s]: stream s ran part q's wave w
-    std::optional<cuda::Event> ready, c_down;        // B (and a zero C) in place; C of the block read
+    std::optional<cuda::Event> ready, c_down;        // block buffer free (host B in, C zeroed); C of the block read
     std::optional<cuda::Event> part_up;              // a part of A is in
     std::optional<cuda::Event> part_b;               // a part's B tiles are made
     std::optional<BlockTimeline> timeline;           // the run's first block, timed

@@ -1,6 +1,7 @@
 // cuSPARSE stand-in: descriptors and the SpMM / SpGEMM calls checked as cuSPARSE documents
 // them (sizes, leading dimensions, index and value types, call order, buffers, device
-// operands) and computed with tessel's reference kernels on the device arrays.
+// operands) and computed with tessel's reference kernels on the device arrays (SpMM as work
+// queued on the handle's stream, like a kernel; SpGEMM, whose sizes the host reads, at once).
 #include <cusparse.h>
 
 #include <cstring>
@@ -223,10 +224,17 @@ cusparseStatus_t cusparseSpMM(cusparseHandle_t handle, cusparseOperation_t op_a,
     if (!tessel::sim::is_device_range(buffer, 256)) return cusparse_invalid("cusparseSpMM: the workspace is not 256 bytes of device memory");
     if (!dense_on_device(*b) || !dense_on_device(*c)) return cusparse_invalid("cusparseSpMM: B or C is not device memory");
     tessel::sim::note_stand_in("cusparseSpMM", "tessel::reference::spmm");
-    tessel::sim::drain(handle->stream);  // the call runs after the work queued before it
-    if (type == CUDA_R_64F)
-        spmm_reference<double>(*a, *b, *c, *static_cast<const double*>(alpha), *static_cast<const double*>(beta));
-    else
-        spmm_reference<float>(*a, *b, *c, *static_cast<const float*>(alpha), *static_cast<const float*>(beta));
+    // Queued on the handle's stream like a kernel: the descriptors and scalars as they are now
+    // (host memory, read by the call), the arrays they point to when it runs.
+    const cusparseSpMatDescr sa = *a;
+    const cusparseDnMatDescr sb = *b;
+    cusparseDnMatDescr sc = *c;
+    if (type == CUDA_R_64F) {
+        const double al = *static_cast<const double*>(alpha), be = *static_cast<const double*>(beta);
+        tessel::sim::enqueue(handle->stream, [=]() mutable { spmm_reference<double>(sa, sb, sc, al, be); });
+    } else {
+        const float al = *static_cast<const float*>(alpha), be = *static_cast<const float*>(beta);
+        tessel::sim::enqueue(handle->stream, [=]() mutable { spmm_reference<float>(sa, sb, sc, al, be); });
+    }
     return CUSPARSE_STATUS_SUCCESS;
 }
