@@ -1,6 +1,7 @@
 // The card's own limits, measured in the run that times tessel on it (docs/BENCHMARKS.md "GPU"):
 // device-memory bandwidth (a triad kernel, bytes read + written), host-device copies from pageable
-// and pinned memory (and down into registered pageable memory), and cuBLAS DGEMM / SGEMM at square sizes (the abcd tile sizes among them).
+// and pinned memory (and down into registered pageable memory), and cuBLAS DGEMM / SGEMM at
+// square sizes (the abcd tile sizes among them).
 // Prints a table and writes JSON. usage: tessel-bench-gpu-limits [--json FILE]
 #include <cuda_runtime.h>
 
@@ -163,8 +164,8 @@ int main(int argc, char** argv) {
         table.add_row({"device to host, pinned", bench::format_number(rates.down), "GB/s"});
         table.add_row({"both ways at once, pinned (each way)", bench::format_number(rates.both_each), "GB/s"});
         j["d2h_registered_gbs"] = rates.down_registered;
-        table.add_row({"device to host, registered pageable, 10 MiB copies", bench::format_number(rates.down_registered),
-                       "GB/s"});
+        table.add_row({"device to host, registered pageable, 10 MiB copies",
+                       bench::format_number(rates.down_registered), "GB/s"});
         for (long long size : {256LL, 512LL, 1024LL, 2048LL, 4096LL, 8192LL}) {
             const double d = gemm_tflops<double>(size), s = gemm_tflops<float>(size);
             j["dgemm_tflops"][std::to_string(size)] = d;

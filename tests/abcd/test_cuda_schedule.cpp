@@ -149,7 +149,8 @@ TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C,
         for (std::size_t x = 0; x < bs.c_order.size(); ++x) {
             const auto [sq, sx] = by[x];
             if (sq < 0) continue;
-            const CSend& send = bs.chunks.back().parts[static_cast<std::size_t>(sq)].sends[static_cast<std::size_t>(sx)];
+            const auto& sends = bs.chunks.back().parts[static_cast<std::size_t>(sq)].sends;
+            const CSend& send = sends[static_cast<std::size_t>(sx)];
             const auto at = stream_of_c.find(bs.c_offset[bs.c_order[x]]);
             if (send.stream >= 0)
                 CHECK((at != stream_of_c.end() && at->second == send.stream));

@@ -1,8 +1,9 @@
 // The first block of a run on one device, timed by events: when B is made (made on the device:
 // the first part's B; else all of it, and C zeroed where it is), the first and the last part of
-// A are up (after the last, the link carries C alone), the first C tile starts down, the last GEMM ends and the last C tile
-// is down, in seconds from the block's start. Where the executor's time goes, without a
-// profiler: the GEMMs against the copies that bound them (C down at the link's rate).
+// A are up (after the last, the link carries C alone), the first C tile starts down, the last
+// GEMM ends and the last C tile is down, in seconds from the block's start. Where the
+// executor's time goes, without a profiler: the GEMMs against the copies that bound them (C down
+// at the link's rate).
 #pragma once
 
 #if !defined(TESSEL_HAVE_CUDA)

@@ -586,10 +586,9 @@ private:
     void send_part(Device<T>& d, const BlockPlan& b, const BlockSchedule& bs, const ChunkPart& part,
                    const std::vector<std::vector<cuda::Event>>& waves) {
         for (const CSend& send : part.sends) {
-            const auto& ends = waves[send.wave];
+            const std::span<const cuda::Event> ends(waves[send.wave]);  // every stream's, or the send's stream's
             send_c_down(d, b, bs, send.c_end,
-                        send.stream < 0 ? std::span<const cuda::Event>(ends)
-                                        : std::span<const cuda::Event>(&ends[static_cast<std::size_t>(send.stream)], 1));
+                        send.stream < 0 ? ends : ends.subspan(static_cast<std::size_t>(send.stream), 1));
         }
     }
 
@@ -697,7 +696,8 @@ double wave_flops_from(const char* text) {
     char* end = nullptr;
     const double flops = std::strtod(text, &end);
     if (end == text || *end != '\0' || !(flops > 0))
-        TESSEL_INVALID_INPUT("TESSEL_ABCD_WAVE_FLOPS", 0, std::string("'") + text + "' is not a positive number of flops");
+        TESSEL_INVALID_INPUT("TESSEL_ABCD_WAVE_FLOPS", 0,
+                             std::string("'") + text + "' is not a positive number of flops");
     return flops;
 }
 
