@@ -28,6 +28,19 @@ Problem uniform_synthetic(double density_b) {
     return synthetic_problem(o);
 }
 
+// Irregular tiles (20..90): rows of A of different sizes, GEMMs of many shapes.
+Problem irregular_synthetic() {
+    SyntheticOptions o;
+    o.m = 400;
+    o.n = 600;
+    o.tile_min = 20;
+    o.tile_max = 90;
+    o.density_a = 0.6;
+    o.density_b = 0.4;
+    o.seed = 3;
+    return synthetic_problem(o);
+}
+
 std::vector<std::size_t> all_blocks(const ProcessPlan& pp) {
     std::vector<std::size_t> b(pp.blocks.size());
     for (std::size_t x = 0; x < b.size(); ++x) b[x] = x;
@@ -175,15 +188,7 @@ TEST_CASE("the cuda schedule: each GEMM once, calls of one shape and distinct C,
 
 TEST_CASE("the cuda schedule: the last chunk starts with its smallest row of A, alone in the first part", "[abcd]") {
     // Irregular tiles: rows of A of different sizes; one block, one chunk, parts of 1 MiB.
-    SyntheticOptions o;
-    o.m = 400;
-    o.n = 600;
-    o.tile_min = 20;
-    o.tile_max = 90;
-    o.density_a = 0.6;
-    o.density_b = 0.4;
-    o.seed = 3;
-    const Problem p = synthetic_problem(o);
+    const Problem p = irregular_synthetic();
     const Plan plan = inspect(p, test::one_process(size_type(1) << 30));
     const ProcessPlan& pp = plan.processes[0];
     REQUIRE(pp.blocks.size() == 1);
@@ -270,15 +275,7 @@ TEST_CASE("the cuda schedule's A layout: each A tile once in order of first use,
 TEST_CASE("the cuda schedule's waves: a stream's C tiles cut where a wave reaches the flops asked; a wave's "
           "tiles go down together, the sends by when their waves end",
           "[abcd]") {
-    SyntheticOptions o;
-    o.m = 400;
-    o.n = 600;
-    o.tile_min = 20;
-    o.tile_max = 90;
-    o.density_a = 0.6;
-    o.density_b = 0.4;
-    o.seed = 3;
-    const Problem p = synthetic_problem(o);
+    const Problem p = irregular_synthetic();
     const Plan plan = inspect(p, test::one_process(size_type(1) << 30));
     const ProcessPlan& pp = plan.processes[0];
     REQUIRE(pp.blocks.size() == 1);

@@ -201,7 +201,8 @@ public:
             const ExecutorOptions& o, bool register_tiles)
         : p_(p), plan_(plan), me_(plan.processes[o.rank]), a_(a), ex_(ex), r_(r), part_bytes_(o.cuda_part_bytes),
           wave_flops_(o.cuda_wave_flops), register_(register_tiles),
-          generated_(dynamic_cast<const GeneratedTiles*>(p.values.get())) {
+          generated_(dynamic_cast<const GeneratedTiles*>(p.values.get())),
+          b_base_(generated_ ? element_hash::operand_base(generated_->seed(), std::uint64_t(Operand::b)) : 0) {
         const int count = cuda::device_count();
         if (count == 0) TESSEL_THROW(CudaError, "the cuda backend found no CUDA device");
         int devices = 0;
@@ -443,8 +444,7 @@ private:
     // part's GEMMs are, so that the device starts those first); the part's GEMMs wait for them.
     void make_part_b(Device<T>& d, const ChunkPart& part) {
         cudaStream_t maker = d.maker->get();
-        const std::uint64_t base = element_hash::operand_base(generated_->seed(), std::uint64_t(Operand::b));
-        generate_tiles<T>(d.b_jobs.data() + part.b_first, part.b_count, part.b_largest, base, d.block_buf.data(),
+        generate_tiles<T>(d.b_jobs.data() + part.b_first, part.b_count, part.b_largest, b_base_, d.block_buf.data(),
                           maker);
         d.timeline->mark(BlockTimeline::b_made, maker);  // the first part's B
         TESSEL_CUDA_CHECK(cudaEventRecord(d.part_b->get(), maker));
@@ -687,6 +687,7 @@ private:
     double wave_flops_;
     bool register_;  // host tile buffers registered with the device, copied straight
     const GeneratedTiles* generated_;  // B's values as a function of coordinates: made on the device
+    std::uint64_t b_base_;             // their hash's base (element_hash::operand_base)
     std::vector<std::unique_ptr<Device<T>>> devices_;
     std::vector<double> ring_seconds_;  // per device: its staging rings' copy time before this run
 };

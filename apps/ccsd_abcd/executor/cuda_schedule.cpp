@@ -283,30 +283,30 @@ size_type lay_out_b(const Problem& p, const BlockPlan& b, BlockSchedule& bs) {
 }
 
 // The jobs that make the block's B tiles on the device, part by part: each tile in the first part
-// (chunk after chunk) whose GEMMs read it (`gemms`: per part, as `parts` lists them).
-void plan_b_jobs(const Problem& p, const BlockPlan& b, const BlockSchedule& bs,
-                 const std::vector<std::vector<Gemm>>& gemms, const std::vector<ChunkPart*>& parts,
+// (chunk after chunk) whose GEMMs read it (`gemms`: per part, chunk after chunk).
+void plan_b_jobs(const Problem& p, const BlockPlan& b, BlockSchedule& bs, const std::vector<std::vector<Gemm>>& gemms,
                  DeviceSchedule& d) {
     std::vector<char> made(b.b_tiles.size(), 0);
-    for (std::size_t q = 0; q < parts.size(); ++q) {
-        ChunkPart& part = *parts[q];
-        part.b_first = static_cast<size_type>(d.b_tiles.size());
-        std::vector<std::size_t> fresh;
-        for (const Gemm& g : gemms[q])
-            if (!made[g.b]) {
-                made[g.b] = 1;
-                fresh.push_back(g.b);
+    std::size_t q = 0;  // over the block's parts, chunk after chunk
+    for (ChunkSchedule& cs : bs.chunks)
+        for (ChunkPart& part : cs.parts) {
+            part.b_first = static_cast<size_type>(d.b_tiles.size());
+            std::vector<std::size_t> fresh;
+            for (const Gemm& g : gemms[q++])
+                if (!made[g.b]) {
+                    made[g.b] = 1;
+                    fresh.push_back(g.b);
+                }
+            std::sort(fresh.begin(), fresh.end());
+            for (std::size_t x : fresh) {
+                const size_type pos = b.b_tiles[x];
+                const size_type r = p.b_shape.row_of(pos), c = p.b_shape.col_idx()[pos];
+                d.b_tiles.push_back({p.k_tiling.offset(r), p.n_tiling.offset(c), p.k_tiling.size(r), p.n_tiling.size(c),
+                                     bs.b_offset[x]});
+                part.b_largest = std::max(part.b_largest, p.k_tiling.size(r) * p.n_tiling.size(c));
             }
-        std::sort(fresh.begin(), fresh.end());
-        for (std::size_t x : fresh) {
-            const size_type pos = b.b_tiles[x];
-            const size_type r = p.b_shape.row_of(pos), c = p.b_shape.col_idx()[pos];
-            d.b_tiles.push_back({p.k_tiling.offset(r), p.n_tiling.offset(c), p.k_tiling.size(r), p.n_tiling.size(c),
-                                 bs.b_offset[x]});
-            part.b_largest = std::max(part.b_largest, p.k_tiling.size(r) * p.n_tiling.size(c));
+            part.b_count = static_cast<size_type>(d.b_tiles.size()) - part.b_first;
         }
-        part.b_count = static_cast<size_type>(d.b_tiles.size()) - part.b_first;
-    }
 }
 
 // The block's C tiles from `at` in c_order; C's offsets into every GEMM, then the calls.
@@ -373,10 +373,7 @@ DeviceSchedule schedule_device(const Problem& p, const Plan& plan, const Process
             }
             bs.chunks.push_back(std::move(cs));
         }
-        std::vector<ChunkPart*> parts;
-        for (ChunkSchedule& cs : bs.chunks)
-            for (ChunkPart& part : cs.parts) parts.push_back(&part);
-        plan_b_jobs(p, b, bs, gemms, parts, d);
+        plan_b_jobs(p, b, bs, gemms, d);
         lay_out_c(p, plan, b, b_end, bs, gemms, d);
         bs.zero_c = std::find(touched.begin(), touched.end(), 0) != touched.end();
         d.blocks.push_back(std::move(bs));
