@@ -59,6 +59,31 @@ DeviceTiledEll<V, I>::DeviceTiledEll(const TiledEll<V, I>& host, cudaStream_t st
 }
 
 template <typename V, typename I>
+DeviceGroupedEll<V, I>::DeviceGroupedEll(const GroupedEll<V, I>& host, cudaStream_t stream)
+    : rows_(host.rows), cols_(host.cols), nnz_(host.nnz), block_rows_(host.block_rows), group_(host.group),
+      num_blocks_(host.num_blocks()), max_stage_entries_(host.max_stage_entries()),
+      buffdispl_(host.buffdispl.data(), static_cast<size_type>(host.buffdispl.size()), stream),
+      mapdispl_(host.mapdispl.data(), static_cast<size_type>(host.mapdispl.size()), stream),
+      map_(host.map.data(), static_cast<size_type>(host.map.size()), stream),
+      warpdispl_(host.warpdispl.data(), static_cast<size_type>(host.warpdispl.size()), stream),
+      index_(host.index.data(), static_cast<size_type>(host.index.size()), stream),
+      values_(host.values.data(), static_cast<size_type>(host.values.size()), stream),
+      half_values_(host.half_values.data(), static_cast<size_type>(host.half_values.size()), stream) {
+    TESSEL_ENSURE_DIMS(host.values.size() + host.half_values.size() ==
+                               host.index.size() * static_cast<std::size_t>(host.group) &&
+                           static_cast<size_type>(host.warpdispl.size()) ==
+                               host.num_stages() * host.warps_per_block() + 1,
+                       "DeviceGroupedEll: inconsistent row-group arrays");
+}
+
+template <typename V, typename I>
+double DeviceGroupedEll<V, I>::bytes() const {
+    return double(index_.size() + half_values_.size()) * 2.0 + double(values_.size()) * sizeof(V) +
+           double(map_.size()) * sizeof(I) +
+           double(buffdispl_.size() + mapdispl_.size() + warpdispl_.size()) * sizeof(size_type);
+}
+
+template <typename V, typename I>
 DeviceTiledEll<V, I>::DeviceTiledEll(const TiledEll<V, I>& layout, const DeviceTiledEll& a, cudaStream_t stream)
     : rows_(layout.rows), cols_(layout.cols), nnz_(layout.nnz), block_rows_(layout.config.block_rows),
       num_blocks_(layout.num_blocks()), max_stage_entries_(layout.max_stage_entries()),
@@ -120,7 +145,8 @@ template void order_device_slots_for_banks(const size_type*, size_type, std::uin
 
 #define TESSEL_INSTANTIATE(V, I)        \
     template class DeviceCsr<V, I>;     \
-    template class DeviceTiledEll<V, I>;
+    template class DeviceTiledEll<V, I>; \
+    template class DeviceGroupedEll<V, I>;
 TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
 #undef TESSEL_INSTANTIATE
 

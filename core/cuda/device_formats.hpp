@@ -1,4 +1,4 @@
-// Sparse matrices uploaded to the device once (CSR, tiled ELL), for the device kernels of
+// Sparse matrices uploaded to the device once (CSR, tiled ELL, its row groups), for the device kernels of
 // core/cuda/device_spmm.hpp (implementations: core/cuda/device_formats.cpp).
 #pragma once
 
@@ -12,6 +12,7 @@
 
 #include "core/cuda/runtime/device_buffer.hpp"
 #include "core/formats/csr.hpp"
+#include "core/formats/grouped_ell.hpp"
 #include "core/formats/tiled_ell.hpp"
 #include "core/formats/tiled_ell_bank_order.hpp"
 #include "core/types.hpp"
@@ -91,6 +92,50 @@ private:
     size_type cols_ = 0;
     size_type nnz_ = 0;
     size_type block_rows_ = 0;
+    size_type num_blocks_ = 0;
+    size_type max_stage_entries_ = 0;
+    DeviceBuffer<size_type> buffdispl_;
+    DeviceBuffer<size_type> mapdispl_;
+    DeviceBuffer<IndexType> map_;
+    DeviceBuffer<size_type> warpdispl_;
+    DeviceBuffer<std::uint16_t> index_;
+    DeviceBuffer<ValueType> values_;
+    DeviceBuffer<std::uint16_t> half_values_;
+};
+
+/// A tiled ELL matrix of row groups (core/formats/grouped_ell.hpp) uploaded once.
+template <typename ValueType, typename IndexType>
+class DeviceGroupedEll {
+public:
+    DeviceGroupedEll() = default;
+    explicit DeviceGroupedEll(const GroupedEll<ValueType, IndexType>& host, cudaStream_t stream = nullptr);
+
+    size_type rows() const { return rows_; }
+    size_type cols() const { return cols_; }
+    size_type nnz() const { return nnz_; }
+    size_type block_rows() const { return block_rows_; }
+    size_type group() const { return group_; }
+    size_type threads_per_block() const { return block_rows_ / group_; }
+    size_type warps_per_block() const { return threads_per_block() / 32; }
+    size_type num_blocks() const { return num_blocks_; }
+    size_type max_stage_entries() const { return max_stage_entries_; }
+    /// Bytes of the device arrays (the slots' index and values dominate).
+    double bytes() const;
+    const size_type* buffdispl() const { return buffdispl_.data(); }
+    const size_type* mapdispl() const { return mapdispl_.data(); }
+    const IndexType* map() const { return map_.data(); }
+    const size_type* warpdispl() const { return warpdispl_.data(); }
+    const std::uint16_t* index() const { return index_.data(); }
+    /// The values as ValueType, or null when they are stored in half (half_values()).
+    const ValueType* values() const { return values_.data(); }
+    const std::uint16_t* half_values() const { return half_values_.data(); }
+
+private:
+    size_type rows_ = 0;
+    size_type cols_ = 0;
+    size_type nnz_ = 0;
+    size_type block_rows_ = 0;
+    size_type group_ = 1;
     size_type num_blocks_ = 0;
     size_type max_stage_entries_ = 0;
     DeviceBuffer<size_type> buffdispl_;

@@ -118,6 +118,17 @@ TiledEllLaunch spmm_tiled_ell(const DeviceTiledEll<ValueType, IndexType>& a,
                               const Epilogue<ValueType>& epilogue = {}, int register_factor = 0,
                               cudaStream_t stream = nullptr);
 
+/// C := epilogue(A·B) on row groups (core/formats/grouped_ell.hpp): staged as spmm_tiled_ell,
+/// each thread summing its G rows over their union of columns, R columns of B per tile (the
+/// last tile masked): register_factor 32 / G or, for float and G > 1, 64 / G (32 or 64
+/// accumulators; 0: 32 / G).
+/// Returns the launch it made. Throws DimensionMismatch, InvalidInput (block_rows / G not a
+/// multiple of 32 of at most 512, another register factor), CudaError (a stage does not fit).
+template <typename ValueType, typename IndexType>
+TiledEllLaunch spmm_grouped_ell(const DeviceGroupedEll<ValueType, IndexType>& a, InputView<ValueType> b,
+                                DenseView<ValueType> c, const Epilogue<ValueType>& epilogue = {},
+                                int register_factor = 0, cudaStream_t stream = nullptr);
+
 /// C := epilogue(Aᵀ·B) on A's tiles (A m x n, B m x k, C n x k), no Aᵀ stored: per stage
 /// each thread's products go into shared memory, then into a zeroed n x k scratch (atomics,
 /// so the order of the sums depends on timing), then the epilogue into C. Throws

@@ -34,6 +34,7 @@
     X(make_device, (void), ())                                                                            \
     X(make_device_transposed, (void), (const SpmmOperator<V, I>&))                                        \
     X(order_device_slots, (void), ())                                                                     \
+    X(make_device_row_groups, (void), ())                                                                 \
     X(multiply_on_device, (void), (DenseView<const V>, DenseView<V>, const Epilogue<V>&, void*, bool))    \
     X(multiply_transposed_on_device, (void), (DenseView<const V>, DenseView<V>, const Epilogue<V>&, void*, bool))
 

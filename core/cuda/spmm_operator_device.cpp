@@ -17,6 +17,7 @@ template <typename V, typename I>
 struct SpmmOperator<V, I>::Device {
     cuda::DeviceCsr<V, I> csr;
     cuda::DeviceTiledEll<V, I> tiled;
+    cuda::DeviceGroupedEll<V, I> grouped;  // instead of `tiled` when config_.row_groups > 1
     cuda::DeviceDense<V> in, out;              // host operands on the device
     cuda::PinnedBuffer<V> in_stage, out_stage;  // and their pinned staging on the host
 };
@@ -86,7 +87,9 @@ void SpmmOperator<V, I>::DeviceDeleter::operator()(Device* d) const {
 template <typename V, typename I>
 void SpmmOperator<V, I>::make_device() {
     device_.reset(new Device());
-    if (format_ == SparseFormat::tiled_ell) {
+    if (format_ == SparseFormat::tiled_ell && config_.row_groups > 1) {
+        make_device_row_groups();
+    } else if (format_ == SparseFormat::tiled_ell) {
         device_->tiled = cuda::DeviceTiledEll<V, I>(tiled_);
         if (config_.bank_order) order_device_slots();
     } else {
@@ -109,6 +112,28 @@ void SpmmOperator<V, I>::order_device_slots() {
     bank_order_->seconds = timer.seconds();
 }
 
+// The row groups made from the host copy (its slots: not a transpose made on the device), in
+// bank order when asked (on the host, while they are made), sent up, and only their figures kept.
+template <typename V, typename I>
+void SpmmOperator<V, I>::make_device_row_groups() {
+    Timer timer;
+    BankOrder order;
+    const GroupedEll<V, I> grouped = group_rows(tiled_, config_.row_groups, config_.bank_order ? &order : nullptr);
+    if (config_.bank_order) {
+        order.seconds = timer.seconds();  // with the grouping: one pass makes both
+        bank_order_ = order;
+    }
+    RowGroupFigures figures;
+    figures.group = grouped.group;
+    figures.padding = grouped.padding_overhead();
+    figures.entries_per_slot = grouped.entries_per_slot();
+    figures.seconds = timer.seconds();
+    device_->grouped = cuda::DeviceGroupedEll<V, I>(grouped);
+    figures.bytes = device_->grouped.bytes();
+    cuda::synchronize_stream(nullptr);  // the host arrays die here: their copies must be done
+    row_groups_ = figures;
+}
+
 template <typename V, typename I>
 void SpmmOperator<V, I>::multiply_on_device(DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep,
                                             void* stream_ptr, bool host_operands) {
@@ -118,7 +143,12 @@ void SpmmOperator<V, I>::multiply_on_device(DenseView<const V> b, DenseView<V> c
     Device& d = *device_;
     if (host_operands)
         return through_staging(d, b, c, ep, stream, [&](auto in, auto out) { multiply_on_device(in, out, ep, stream_ptr, false); });
-    if (format_ == SparseFormat::tiled_ell) {
+    if (format_ == SparseFormat::tiled_ell && row_groups_) {
+        // Factors the row-group kernel has for this group (32 or 64 accumulators); others choose.
+        const int r = config_.register_factor, g = static_cast<int>(config_.row_groups);
+        const int factor = r * g == 32 || (g > 1 && sizeof(V) == 4 && r * g == 64) ? r : 0;
+        last_register_factor_ = cuda::device::spmm_grouped_ell(d.grouped, b, c, ep, factor, stream).register_factor;
+    } else if (format_ == SparseFormat::tiled_ell) {
         // The cuda kernel takes register factors 4..32; others (cpu's 1, 2, 12, 64) choose.
         const int r = config_.register_factor;
         const int factor = (r == 4 || r == 8 || r == 16 || r == 32) ? r : 0;
@@ -140,6 +170,8 @@ void SpmmOperator<V, I>::multiply_transposed_on_device(DenseView<const V> b, Den
     if (host_operands)
         return through_staging(d, b, c, ep, stream,
                                [&](auto in, auto out) { multiply_transposed_on_device(in, out, ep, stream_ptr, false); });
+    if (row_groups_)
+        TESSEL_INVALID_INPUT("spmm operator", 0, "transposed products run on A's tiled ELL, not its row groups");
     cuda::device::spmm_tiled_ell_transposed(d.tiled, b, c, ep, stream);
 }
 

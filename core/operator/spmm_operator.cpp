@@ -2,6 +2,7 @@
 #include "core/operator/spmm_operator.hpp"
 
 #include "core/error.hpp"
+#include "core/formats/grouped_ell.hpp"
 #include "core/formats/tiled_ell_transpose.hpp"  // layout_stored
 #include "core/instantiate.hpp"
 #include "core/kernels/spmm.hpp"
@@ -17,6 +18,19 @@ SparseFormat parse_format(std::string_view name) {
     if (name == "tiled-ell") return SparseFormat::tiled_ell;
     TESSEL_INVALID_INPUT("--format", 0, "unknown sparse format '" + std::string(name) + "' (expected csr or tiled-ell)");
 }
+
+namespace {
+
+// Row groups are a tiled ELL form: a group that the format's blocks cannot take is refused
+// when the operator is built, on every backend.
+void check_operator_row_groups(const SpmmOperatorConfig& config, SparseFormat format) {
+    if (config.row_groups == 1) return;
+    if (format != SparseFormat::tiled_ell)
+        TESSEL_INVALID_INPUT("spmm operator", 0, "row groups need the tiled-ell format");
+    check_row_groups(config.row_groups, config.tiles.block_rows);
+}
+
+}  // namespace
 
 // The device state's deleter is defined with it (core/cuda), so these need no complete Device.
 template <typename V, typename I>
@@ -34,6 +48,7 @@ SpmmOperator<V, I>::SpmmOperator(Csr<V, I> a, const SpmmOperatorConfig& config)
     config_.backend = resolve_backend(config.backend);
     if (config_.half_values && format_ != SparseFormat::tiled_ell)
         TESSEL_INVALID_INPUT("spmm operator", 0, "half-precision values need the tiled-ell format");
+    check_operator_row_groups(config_, format_);
     if (format_ == SparseFormat::tiled_ell) {
         tiled_ = tiled_ell_from_csr(a, config_.tiles);
         a = Csr<V, I>();  // the CSR copy goes before anything else is allocated
@@ -51,6 +66,7 @@ SpmmOperator<V, I>::SpmmOperator(TiledEll<V, I> a, const SpmmOperatorConfig& con
     config_.backend = resolve_backend(config.backend);
     config_.format = SparseFormat::tiled_ell;
     config_.tiles = tiled_.config;
+    check_operator_row_groups(config_, format_);
     if (config_.half_values) store_values_in_half(tiled_);
     config_.half_values = tiled_.stores_half();
     if (!config_.defer_upload) upload();
@@ -60,6 +76,8 @@ template <typename V, typename I>
 SpmmOperator<V, I> SpmmOperator<V, I>::transposed_on_device(const SpmmOperator& a, TiledEll<V, I> layout) {
     if (a.format_ != SparseFormat::tiled_ell || a.config_.backend != Backend::cuda)
         TESSEL_INVALID_INPUT("spmm operator", 0, "Aᵀ is made on the device from a tiled ELL operator on cuda only");
+    if (a.config_.row_groups != 1)
+        TESSEL_INVALID_INPUT("spmm operator", 0, "Aᵀ is made on the device from A's tiled ELL, not its row groups");
     if (!a.device_) TESSEL_THROW(Error, "spmm operator: transposed on cuda before upload() (defer_upload)");
     SpmmOperator t;
     t.config_ = a.config_;
@@ -83,6 +101,7 @@ template <typename V, typename I>
 double SpmmOperator<V, I>::bytes() const {
     if (format_ == SparseFormat::csr)
         return double(nnz_) * double(sizeof(I) + sizeof(V)) + double(rows_ + 1) * sizeof(size_type);
+    if (row_groups_) return row_groups_->bytes;  // what the device's products read
     // From the layout and config_: a transpose made on the device has no slots on the host.
     const double value_bytes = config_.half_values ? 2.0 : double(sizeof(V));
     return double(layout_stored(tiled_)) * (double(sizeof(std::uint16_t)) + value_bytes) +
@@ -166,6 +185,9 @@ std::string SpmmOperator<V, I>::kernel_without_values(size_type k) const {
         return where + " csr " + (merge ? "merge-based" : "row split") +
                (config_.backend == Backend::cuda ? " (resident)" : "");
     }
+    if (config_.backend == Backend::cuda && config_.row_groups > 1)
+        return "cuda tiled ELL of row groups (" + std::to_string(config_.row_groups) +
+               " rows a thread, resident, shared-memory staging)";
     if (config_.backend == Backend::cuda) return "cuda tiled ELL (resident, shared-memory staging)";
     if (config_.backend == Backend::reference) return "reference tiled ELL";
     if (config_.register_factor == 0 && k <= 0)
@@ -193,6 +215,11 @@ nlohmann::json SpmmOperator<V, I>::describe() const {
         j["average_reuse"] = tiled_.average_reuse();
         j["stages"] = tiled_.num_stages();
     }
+    if (row_groups_)
+        j["row_groups"] = {{"group", row_groups_->group},
+                           {"padding", row_groups_->padding},
+                           {"entries_per_slot", row_groups_->entries_per_slot},
+                           {"seconds", row_groups_->seconds}};
     if (bank_order_)
         j["bank_order"] = {{"wavefronts_before", bank_order_->wavefronts_before},
                            {"wavefronts_after", bank_order_->wavefronts_after},

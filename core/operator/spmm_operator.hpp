@@ -46,6 +46,22 @@ struct SpmmOperatorConfig {
     /// operator whose multiply_transposed runs: its scatter adds with shared atomics, which
     /// the order's shared indices would serialise. Nothing on the host backends.
     bool bank_order = false;
+    /// cuda, tiled ELL: rows per thread of the device kernel, 1, 2, 4 or 8 (dividing
+    /// tiles.block_rows / 32). Above 1 the device holds the matrix as row groups
+    /// (core/formats/grouped_ell.hpp: one read of a staged value serves G neighbouring rows) and
+    /// multiply runs their kernel (bank_order then orders their slots on the host as they are
+    /// made); no multiply_transposed, no transposed_on_device from it. The host backends keep
+    /// the tiled ELL as it is.
+    size_type row_groups = 1;
+};
+
+/// What the device's row-group form of an operator holds (SpmmOperatorConfig::row_groups).
+struct RowGroupFigures {
+    size_type group = 1;
+    double padding = 0;           // stored values beyond the nonzeros, per nonzero
+    double entries_per_slot = 0;  // nonzeros per staged-value read
+    double bytes = 0;             // of the device arrays
+    double seconds = 0;           // to make them on the host
 };
 
 /// A built once (its format made, the CSR input released), resident on the configured backend.
@@ -116,6 +132,8 @@ public:
     nlohmann::json describe() const;
     /// The bank order's figures, once applied to the device copy (bank_order on cuda).
     const std::optional<BankOrder>& bank_order() const { return bank_order_; }
+    /// The row groups' figures, once the device copy is made of them (row_groups > 1 on cuda).
+    const std::optional<RowGroupFigures>& row_groups() const { return row_groups_; }
 
 private:
     struct Device;
@@ -127,6 +145,7 @@ private:
     size_type rows_ = 0, cols_ = 0, nnz_ = 0;
     int last_register_factor_ = 0;
     std::optional<BankOrder> bank_order_;
+    std::optional<RowGroupFigures> row_groups_;
     Csr<ValueType, IndexType> csr_;
     TiledEll<ValueType, IndexType> tiled_;
     std::unique_ptr<Device, DeviceDeleter> device_;
@@ -134,6 +153,7 @@ private:
     void make_device();
     void make_device_transposed(const SpmmOperator& a);  // transposed_on_device's device half
     void order_device_slots();                           // config_.bank_order on the device copy
+    void make_device_row_groups();                       // config_.row_groups > 1 on cuda
     std::string kernel_without_values(size_type k) const;  // kernel_description less the value type
     void multiply_on_device(DenseView<const ValueType> b, DenseView<ValueType> c, const Epilogue<ValueType>& ep,
                             void* stream, bool host_operands);

@@ -7,6 +7,7 @@
 
 #include "core/device_warmup.hpp"
 #include "core/error.hpp"
+#include "core/formats/grouped_ell.hpp"
 #include "core/formats/tiled_ell_bank_order.hpp"
 #include "core/formats/tiled_ell_transpose.hpp"
 #include "core/generators.hpp"
@@ -114,12 +115,63 @@ TEMPLATE_PRODUCT_TEST_CASE("device-resident kernels on padded operands and a str
         download();
         CHECK(count_bad(a, expected, got, ldc) == 0);
     }
+    SECTION("row groups, every group size, full tiles and a masked tail") {
+        const auto tiled = tiled_ell_from_csr(a, TiledEllConfig{256, 512});
+        for (size_type group : {1, 2, 4, 8}) {
+            cuda::DeviceGroupedEll<V, I> dg(group_rows(tiled, group), stream.s);
+            for (int factor : {0, int(64 / group)}) {
+                CAPTURE(group, factor);
+                if (factor != 0 && (group == 1 || sizeof(V) == 8)) {  // 64 accumulators: float groups only
+                    CHECK_THROWS_WITH(cuda::device::spmm_grouped_ell(dg, db.view(), dc.view(), ep, factor, stream.s),
+                                      Catch::EndsWith("register factor: " + std::to_string(factor) + " for groups of " +
+                                                      std::to_string(group) + " rows: " + std::to_string(32 / group) +
+                                                      " (32 accumulators a thread)"));
+                    continue;
+                }
+                const auto ran = cuda::device::spmm_grouped_ell(dg, db.view(), dc.view(), ep, factor, stream.s);
+                CHECK(ran.register_factor == (factor ? factor : 32 / group));
+                CHECK(ran.block_threads == 256 / group);
+                CHECK(ran.tail_launches == 1);  // 37 columns: no tile width divides them
+                download();
+                CHECK(count_bad(a, expected, got, ldc) == 0);
+            }
+        }
+        if constexpr (sizeof(V) == 4) {
+            // Half values stay half on the device: against the reference on their widened values.
+            auto half = tiled;
+            store_values_in_half(half);
+            DenseMatrix<V> widened(a.rows(), k);
+            reference::spmm<V, I>(csr_from_tiled_ell(half), b.view(), widened.view(), ep);
+            cuda::DeviceGroupedEll<V, I> dh(group_rows(half, 4), stream.s);
+            REQUIRE(dh.half_values() != nullptr);
+            cuda::device::spmm_grouped_ell(dh, db.view(), dc.view(), ep, 16, stream.s);
+            download();
+            CHECK(count_bad(a, widened, got, ldc) == 0);
+            cuda::DeviceGroupedEll<V, I> pairs(group_rows(tiled, 2), stream.s);
+            CHECK_THROWS_WITH(cuda::device::spmm_grouped_ell(pairs, db.view(), dc.view(), ep, 8, stream.s),
+                              Catch::EndsWith("register factor: 8 for groups of 2 rows: 16 or 32 (32 or 64 "
+                                              "accumulators a thread)"));
+        }
+    }
     SECTION("host-level front door agrees") {
         DenseMatrix<V> c(a.rows(), k);
         CHECK(spmm<V, I>(a, b.view(), c.view(), ep, Backend::cuda) != SpmmAlgorithm::reference);
         std::vector<V> flat(c.data(), c.data() + c.size());
         CHECK(count_bad(a, expected, flat, k) == 0);
     }
+}
+
+TEST_CASE("row groups of more than 512 threads a block are refused by name", "[cuda][device]") {
+    if (!tessel::cuda::device_available()) {
+        WARN("skipped: no CUDA device");
+        return;
+    }
+    const auto a = generate::stencil_2d<float, std::int32_t>(40);
+    const cuda::DeviceGroupedEll<float, std::int32_t> dg(group_rows(tiled_ell_from_csr(a, {1024, 512}), 1));
+    cuda::DeviceDense<float> db(a.cols(), 4), dc(a.rows(), 4);
+    CHECK_THROWS_WITH(cuda::device::spmm_grouped_ell(dg, db.view(), dc.view()),
+                      Catch::EndsWith("row groups: block_rows 1024 / group 1 must be a multiple of 32 threads of at "
+                                      "most 512 for the cuda kernel"));
 }
 
 TEMPLATE_TEST_CASE("tiled ell whose stage needs more than 48 KiB of shared memory opts in", "[cuda][device]", float,

@@ -207,6 +207,63 @@ TEST_CASE("the bank order on cuda keeps the products and reports the host order'
     CHECK(at.bank_order()->wavefronts_after == order_slots_for_banks(at_host).wavefronts_after);
 }
 
+TEST_CASE("row groups on cuda multiply as the reference, describe themselves and refuse what they cannot do",
+          "[operator][cuda]") {
+    using V = float;
+    using I = std::int32_t;
+    SpmmOperatorConfig config{Backend::cuda, SparseFormat::tiled_ell, {256, 1024}, 0};
+    config.row_groups = 4;
+    config.bank_order = true;  // on the groups' slots, as they are made
+    SpmmOperatorConfig on_cpu = config;
+    on_cpu.backend = Backend::cpu;
+    on_cpu.row_groups = 3;
+    const auto a = generate::power_law<V, I>(900, 1200, 7.0, 2.1, 31);
+    CHECK_THROWS_WITH((SpmmOperator<V, I>(Csr<V, I>(a), on_cpu)), Catch::EndsWith("row groups: 3 is not one of 1, 2, 4, 8"));
+    on_cpu.row_groups = 4;
+    on_cpu.format = SparseFormat::csr;
+    CHECK_THROWS_WITH((SpmmOperator<V, I>(Csr<V, I>(a), on_cpu)),
+                      Catch::EndsWith("spmm operator: row groups need the tiled-ell format"));
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    check_operator<V, I>(config);  // against the reference, beta and tails included
+    SpmmOperatorConfig wide = config;
+    wide.register_factor = 16;  // 64 accumulators a thread
+    check_operator<V, I>(wide);
+    SpmmOperator<V, I> op(Csr<V, I>(a), config);
+    REQUIRE(op.row_groups());
+    REQUIRE(op.bank_order());
+    CHECK(op.bank_order()->wavefronts_after <= op.bank_order()->wavefronts_before);
+    CHECK(op.row_groups()->group == 4);
+    CHECK(op.row_groups()->entries_per_slot > 0);
+    CHECK(op.describe()["row_groups"]["group"] == 4);
+    CHECK(op.bytes() == op.row_groups()->bytes);
+    CHECK(op.kernel_description(16) == "cuda tiled ELL of row groups (4 rows a thread, resident, shared-memory staging)");
+    // Half values stay half in the groups: the device against the cpu kernel on the same values.
+    SpmmOperatorConfig half = wide;
+    half.half_values = true;
+    SpmmOperator<V, I> device(Csr<V, I>(a), half);
+    CHECK(device.row_groups()->bytes < op.row_groups()->bytes);
+    half.backend = Backend::cpu;
+    SpmmOperator<V, I> host(Csr<V, I>(a), half);
+    {
+        const auto x = generate::random_dense<V>(a.cols(), 16, Layout::row_major, 2);
+        DenseMatrix<V> want(a.rows(), 16), got(a.rows(), 16);
+        host.multiply(x.view(), want.view());
+        device.multiply(x.view(), got.view());
+        for (size_type i = 0; i < a.rows(); ++i)
+            for (size_type j = 0; j < 16; ++j)
+                REQUIRE(double(got(i, j)) == Approx(double(want(i, j))).epsilon(1e-4).margin(1e-5));
+    }
+    const auto b = generate::random_dense<V>(a.rows(), 3, Layout::row_major, 4);
+    DenseMatrix<V> c(a.cols(), 3);
+    CHECK_THROWS_WITH(op.multiply_transposed(b.view(), c.view()),
+                      Catch::EndsWith("spmm operator: transposed products run on A's tiled ELL, not its row groups"));
+    CHECK_THROWS_WITH((SpmmOperator<V, I>::transposed_on_device(op, tiled_ell_transpose_layout(*op.tiled(), {256, 1024}))),
+                      Catch::EndsWith("spmm operator: Aᵀ is made on the device from A's tiled ELL, not its row groups"));
+}
+
 namespace {
 
 // multiply_transposed against the reference product with A's CSR transpose, alpha/beta on.

@@ -22,6 +22,7 @@
 #include "core/app/memory_check.hpp"
 #include "core/app/run_mpi_app.hpp"
 #include "core/error.hpp"
+#include "core/formats/grouped_ell.hpp"
 #include "core/kernels/spmm.hpp"
 #include "core/operator/default_tiles.hpp"
 #include "core/types.hpp"
@@ -114,6 +115,11 @@ void add_operator_options(CLI::App& app, ReconstructOptions& o, CliText& t) {
                    "cuda: each row's entries of a stage reordered on the device so that a warp's lanes read distinct "
                    "shared-memory banks (A and a stored Aᵀ; not A with --transpose scatter); off keeps the built order")
         ->check(CLI::IsMember({"on", "off"}))
+        ->capture_default_str();
+    app.add_option("--row-groups", o.projector.row_groups,
+                   "cuda: rays (pixels for A^T) per thread of the product kernel, 1, 2, 4 or 8: one read of a staged "
+                   "value serves that many neighbours of the Hilbert order (--block-rows a multiple of 32 x the "
+                   "groups, at most 512 threads; A^T stored and made on the host; one data rank)")
         ->capture_default_str();
     app.add_option("--block-rows", o.projector.tiles.block_rows, "Tiled ELL rows per block (multiple of 32)")
         ->capture_default_str();
@@ -250,6 +256,26 @@ void choose_input(ReconstructOptions& o, const CliText& t) {
     if (!t.slices.empty()) o.input.slices = parse_slice_range(t.slices);
 }
 
+// --row-groups: the device kernel of a tiled ELL A and a stored Aᵀ.
+void check_row_group_options(const ReconstructOptions& o) {
+    const ProjectorOptions& p = o.projector;
+    if (p.row_groups == 1) return;
+    if (p.backend != Backend::cuda)
+        TESSEL_INVALID_INPUT("--row-groups", 0, "the row-group kernel runs on cuda: add --backend cuda");
+    if (p.kernel != Kernel::tiled_ell)
+        TESSEL_INVALID_INPUT("--row-groups", 0, "row groups are a tiled ELL form; drop --kernel csr");
+    if (p.scatter_transpose)
+        TESSEL_INVALID_INPUT("--row-groups", 0, "the scatter kernel runs on A's tiles, not row groups; drop --transpose scatter");
+    check_row_groups(p.row_groups, p.tiles.block_rows);
+    if (p.tiles.block_rows / p.row_groups > grouped_ell_max_threads)
+        TESSEL_INVALID_INPUT("--row-groups", 0,
+                             "--block-rows " + std::to_string(p.tiles.block_rows) + " in groups of " +
+                                 std::to_string(p.row_groups) + " is " +
+                                 std::to_string(p.tiles.block_rows / p.row_groups) +
+                                 " threads a block; the kernel takes at most " +
+                                 std::to_string(grouped_ell_max_threads));
+}
+
 // The texts parsed into the options' enums and sizes; conflicts refused.
 void apply_choices(ReconstructOptions& o, const CliText& t) {
     t.beamline.apply(o, t.solver);
@@ -265,6 +291,7 @@ void apply_choices(ReconstructOptions& o, const CliText& t) {
     operator_config(o.projector);  // refuses --transpose scatter or --precision mixed with --kernel csr now
     o.projector.backend = parse_backend(t.backend);
     if (o.projector.backend == Backend::automatic) o.projector.backend = resolve_backend(Backend::automatic);
+    check_row_group_options(o);
     o.hierarchical = t.reduction == "hier";
     o.exchange = comm::parse_exchange_method(t.exchange);
     o.pipelined = !t.no_pipeline;

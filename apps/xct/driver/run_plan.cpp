@@ -79,7 +79,8 @@ bool turn_wanted(const ReconstructOptions& o, const Geometry& g, std::string& wh
 template <typename Fits>
 bool half_fits_one_rank(const ReconstructOptions& o, MemoryPlan& m, Fits fits_with) {
     const bool asked = m.scatter_transpose;
-    if (o.auto_transpose && o.projector.kernel == Kernel::tiled_ell) m.scatter_transpose = true;
+    if (o.auto_transpose && o.projector.kernel == Kernel::tiled_ell && o.projector.row_groups == 1)
+        m.scatter_transpose = true;
     const bool fits = fits_with(1, 1);
     m.scatter_transpose = asked;
     return fits;
@@ -162,6 +163,10 @@ int choose_data_ranks(const ReconstructOptions& o, const RunPlan& plan, int rank
         refuse_data_ranks(o, "transpose", "scatter keeps A whole on every rank (batch parallelism only)");
         return 1;
     }
+    if (o.projector.row_groups > 1) {
+        refuse_data_ranks(o, "row-groups", "row groups keep A and A^T whole on every rank (batch parallelism only)");
+        return 1;
+    }
     if (o.data_ranks > 0) {
         if (ranks % o.data_ranks != 0)
             TESSEL_INVALID_INPUT("data-ranks", 0, std::to_string(o.data_ranks) + " data ranks do not divide " +
@@ -225,7 +230,9 @@ RunPlan choose_plan(const ReconstructOptions& o, const InputInfo& info, size_typ
         m = base_memory_plan(o, info, nnz, false);
     }
     plan.scatter_transpose = o.projector.scatter_transpose;
-    if (!o.fbp && o.auto_transpose && o.data_ranks == 0 && o.projector.kernel == Kernel::tiled_ell)
+    // Row groups multiply a stored Aᵀ: --transpose auto keeps it.
+    if (!o.fbp && o.auto_transpose && o.data_ranks == 0 && o.projector.kernel == Kernel::tiled_ell &&
+        o.projector.row_groups == 1)
         choose_transpose_form(o, info, ranks, plan, fits_with);
     if (o.fbp) plan.scatter_transpose = false;
     plan.p_data = choose_data_ranks(o, plan, ranks, fits_with);

@@ -21,6 +21,7 @@ SpmmOperatorConfig operator_config(const ProjectorOptions& options) {
     // The scatter kernel on A adds with shared atomics, which the bank order's shared indices
     // would serialise: only gathering operators take it.
     config.bank_order = options.bank_order && !options.scatter_transpose;
+    config.row_groups = options.row_groups;
     if (options.half_values && options.kernel == Kernel::csr)
         TESSEL_INVALID_INPUT("--precision", 0, "mixed keeps the operator in tiled ELL; drop --kernel csr");
     if (options.scatter_transpose && options.kernel == Kernel::csr)
@@ -94,7 +95,8 @@ LocalProjector<V>::LocalProjector(TiledEll<V, Index> a, const ProjectorOptions& 
     config.defer_upload = resolve_backend(config.backend) == Backend::cuda;
     a_ = SpmmOperator<V, Index>(std::move(a), config);
     if (config.defer_upload) a_upload_ = upload_beside(a_);
-    if (!options_.scatter_transpose && config.defer_upload) {
+    // Row groups are made from host slots: Aᵀ is then transposed on the host (while A goes up).
+    if (!options_.scatter_transpose && config.defer_upload && config.row_groups == 1) {
         at_beside_ = std::async(std::launch::async, [this, a_up = a_upload_] {
             Timer timer;
             BesideSeconds s;
@@ -107,6 +109,7 @@ LocalProjector<V>::LocalProjector(TiledEll<V, Index> a, const ProjectorOptions& 
             return s;
         });
     } else if (!options_.scatter_transpose) {
+        config.defer_upload = false;
         at_ = SpmmOperator<V, Index>(tiled_ell_transpose(*a_.tiled(), options_.tiles), config);
         build_seconds_["transpose"] = step.seconds();
         step.restart();

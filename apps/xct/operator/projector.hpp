@@ -90,6 +90,9 @@ struct ProjectorOptions {
     // --bank-order: on cuda, the device copies of A and a stored Aᵀ in shared-memory bank order
     // (core's SpmmOperatorConfig::bank_order); never for A with the scatter kernel.
     bool bank_order = true;
+    // --row-groups: on cuda, the device copies of A and Aᵀ as row groups of this many rays or
+    // pixels a thread (core's SpmmOperatorConfig::row_groups); Aᵀ is then made on the host.
+    size_type row_groups = 1;
 };
 
 /// The core operator configuration these options ask for.

@@ -1,0 +1,265 @@
+// The tiled ELL product on row groups (core/formats/grouped_ell.hpp): staged as the tiled ELL
+// kernel stages, but each thread owns G consecutive rows, so one read of a staged value from
+// shared memory feeds G multiply-adds. The tiled kernel reads one staged value per
+// multiply-add, and shared memory's 128 bytes per clock per SM bound it (xct's 1024² case ran
+// at 7.67 TFLOP/s on an H200, 60 % of that bound).
+#include <cuda_fp16.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "core/cuda/device_spmm.hpp"
+#include "core/cuda/kernels/spmm_launch.hpp"
+#include "core/cuda/kernels/stage_rows.hpp"
+#include "core/cuda/kernels/tiled_ell_args.hpp"
+#include "core/cuda/runtime/cuda_check.hpp"
+#include "core/cuda/runtime/device_code.hpp"
+#include "core/instantiate.hpp"
+
+namespace tessel::cuda {
+
+namespace {
+
+constexpr int warp_size = 32;
+// G·R accumulators per thread: 32 (R = 32 / G, the default) or, for float, 64 (R = 64 / G: fewer
+// passes over A's slots per column of B; 103 registers at G = 4 on sm_90, where 64 doubles
+// spill); up to 512 threads a block, 128 registers each.
+constexpr int grouped_max_threads = static_cast<int>(grouped_ell_max_threads);
+
+/// The device arrays of a row-group matrix, passed to the kernel by value.
+template <typename V, typename I>
+struct GroupedArgs {
+    size_type rows;
+    size_type block_rows;
+    size_type warps_per_block;
+    const size_type* __restrict__ buffdispl;
+    const size_type* __restrict__ mapdispl;
+    const I* __restrict__ map;
+    const size_type* __restrict__ warpdispl;
+    const std::uint16_t* __restrict__ index;
+    const V* __restrict__ values;                   // null when the values are half
+    const std::uint16_t* __restrict__ half_values;  // IEEE half bits, or null
+    int stage_stride;  // max_stage_entries made odd (detail::stage_stride)
+
+    // Value e, fp16 widened: a uniform branch (every thread of a launch takes the same side).
+    __device__ __forceinline__ V value(size_type e) const {
+        return half_values ? V(__half2float(__ushort_as_half(half_values[e]))) : values[e];
+    }
+};
+
+template <typename V, typename I>
+GroupedArgs<V, I> grouped_args(const DeviceGroupedEll<V, I>& a) {
+    return {a.rows(),      a.block_rows(), a.warps_per_block(), a.buffdispl(),   a.mapdispl(),
+            a.map(),       a.warpdispl(),  a.index(),           a.values(),      a.half_values(),
+            detail::stage_stride(a.max_stage_entries())};
+}
+
+// Slots whose index and G values a lane loads before it sums them.
+constexpr int group_slots_in_flight = 2;
+
+// acc[g][kk] += values(m, g)·buf[kk·stride + index(m)] over this lane's slots [first, end).
+template <int R, int G, typename V, typename I>
+__device__ __forceinline__ void sum_group_slots(V (&acc)[G][R], const GroupedArgs<V, I>& a, SharedPtr<V> buf,
+                                                int stride, int lane, size_type first, size_type end) {
+    size_type m = first;
+    for (; m + group_slots_in_flight <= end; m += group_slots_in_flight) {
+        int idx[group_slots_in_flight];
+        V v[group_slots_in_flight][G];
+#pragma unroll
+        for (int u = 0; u < group_slots_in_flight; ++u) {
+            idx[u] = a.index[(m + u) * warp_size + lane];
+#pragma unroll
+            for (int g = 0; g < G; ++g) v[u][g] = a.value(((m + u) * G + g) * warp_size + lane);
+        }
+#pragma unroll
+        for (int u = 0; u < group_slots_in_flight; ++u)
+#pragma unroll
+            for (int kk = 0; kk < R; ++kk) {
+                const V x = buf[kk * stride + idx[u]];
+#pragma unroll
+                for (int g = 0; g < G; ++g) acc[g][kk] += v[u][g] * x;
+            }
+    }
+    for (; m < end; ++m) {
+        const int idx = a.index[m * warp_size + lane];
+        V v[G];
+#pragma unroll
+        for (int g = 0; g < G; ++g) v[g] = a.value((m * G + g) * warp_size + lane);
+#pragma unroll
+        for (int kk = 0; kk < R; ++kk) {
+            const V x = buf[kk * stride + idx];
+#pragma unroll
+            for (int g = 0; g < G; ++g) acc[g][kk] += v[g] * x;
+        }
+    }
+}
+
+// One block per row block (blockDim.x == block_rows / G) and column tile, as the tiled kernel:
+// blockIdx.x = block * tiles + tile, k0 = k_first + tile*R; columns at or past k_end are
+// neither loaded nor written. Thread t writes rows block*block_rows + t*G + g.
+template <int G, int R, bool Wide, typename V, typename I>
+__global__ void __launch_bounds__(grouped_max_threads)
+    grouped_ell_kernel(GroupedArgs<V, I> a, const V* __restrict__ b, size_type ldb, V* __restrict__ c,
+                       size_type ldc, size_type k_first, size_type k_end, size_type tiles, Epilogue<V> ep) {
+    TESSEL_DYNAMIC_SHARED(V, buf);
+    const size_type block = static_cast<size_type>(blockIdx.x) / tiles;
+    const size_type k0 = k_first + static_cast<size_type>(blockIdx.x) % tiles * R;
+    const int active = k_end - k0 < R ? static_cast<int>(k_end - k0) : R;
+    const int lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
+    const int stride = a.stage_stride;
+
+    V acc[G][R];
+#pragma unroll
+    for (int g = 0; g < G; ++g)
+#pragma unroll
+        for (int kk = 0; kk < R; ++kk) acc[g][kk] = V(0);
+
+    const size_type stage_end = a.buffdispl[block + 1];
+    for (size_type s = a.buffdispl[block]; s < stage_end; ++s) {
+        const size_type m0 = a.mapdispl[s];
+        detail::stage_rows<R, Wide>(buf, a.map + m0, static_cast<int>(a.mapdispl[s + 1] - m0), stride, b + k0, ldb,
+                                    active);
+        __syncthreads();
+        const size_type* wd = a.warpdispl + s * a.warps_per_block + warp;
+        sum_group_slots<R, G>(acc, a, buf, stride, lane, wd[0], wd[1]);
+        __syncthreads();  // the next stage overwrites the buffer
+    }
+
+#pragma unroll
+    for (int g = 0; g < G; ++g) {
+        const size_type row = block * a.block_rows + static_cast<size_type>(threadIdx.x) * G + g;
+        if (row >= a.rows) break;
+        V* crow = c + row * ldc + k0;
+#pragma unroll
+        for (int kk = 0; kk < R; ++kk)
+            if (kk < active) crow[kk] = ep.apply(acc[g][kk], crow[kk]);
+    }
+}
+
+// Launches `tiles` column tiles from k_first (Wide only for full, aligned tiles).
+template <int G, int R, bool Wide, typename V, typename I>
+void launch_grouped_as(const GroupedArgs<V, I>& args, size_type blocks, size_type threads, DenseView<const V> b,
+                       DenseView<V> c, size_type k_first, size_type tiles, const Epilogue<V>& ep,
+                       size_type shared_bytes, const detail::DeviceLimits& limits, cudaStream_t stream) {
+    auto* kernel = grouped_ell_kernel<G, R, Wide, V, I>;
+    if (shared_bytes > limits.shared_per_block)
+        TESSEL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(limits.shared_per_block_optin)));
+    constexpr size_type max_grid_x = 2147483647;
+    const size_type per_launch = std::max<size_type>(1, std::min(tiles, max_grid_x / std::max<size_type>(blocks, 1)));
+    for (size_type t0 = 0; t0 < tiles; t0 += per_launch) {
+        const size_type n = std::min(per_launch, tiles - t0);
+        TESSEL_LAUNCH(dim3(static_cast<unsigned>(blocks * n)), static_cast<unsigned>(threads),
+                      static_cast<std::size_t>(shared_bytes), stream,
+                      grouped_ell_kernel<G, R, Wide, V, I>)(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R,
+                                                            b.cols, n, ep);
+        TESSEL_CUDA_CHECK_LAUNCH();
+    }
+}
+
+// The full tiles (16-byte staging where aligned), then the masked tail tile.
+template <int G, int R, typename V, typename I>
+void launch_grouped(const GroupedArgs<V, I>& args, size_type blocks, size_type threads, DenseView<const V> b,
+                    DenseView<V> c, const Epilogue<V>& ep, size_type shared_bytes,
+                    const detail::DeviceLimits& limits, cudaStream_t stream) {
+    const size_type full = b.cols / R;
+    if (full > 0) {
+        if (detail::wide_staging<R>(b, 0, full))
+            launch_grouped_as<G, R, true>(args, blocks, threads, b, c, 0, full, ep, shared_bytes, limits, stream);
+        else
+            launch_grouped_as<G, R, false>(args, blocks, threads, b, c, 0, full, ep, shared_bytes, limits, stream);
+    }
+    if (full * R < b.cols)
+        launch_grouped_as<G, R, false>(args, blocks, threads, b, c, full * R, 1, ep, shared_bytes, limits, stream);
+}
+
+// The register factor for groups of `group`: `requested` when it is 32 / group or (float, groups of
+// two or more) 64 / group, 32 / group for 0 (R = 32 for single rows: the tiled kernel's widest).
+// Throws InvalidInput otherwise.
+int grouped_factor(size_type group, std::size_t value_size, int requested) {
+    const int narrow = static_cast<int>(32 / group);
+    const int wide = group > 1 && value_size == 4 ? static_cast<int>(64 / group) : narrow;
+    if (requested == 0) return narrow;
+    if (requested != narrow && requested != wide)
+        TESSEL_INVALID_INPUT("register factor", 0,
+                             std::to_string(requested) + " for groups of " + std::to_string(group) + " rows: " +
+                                 std::to_string(narrow) + (wide != narrow ? " or " + std::to_string(wide) : "") +
+                                 " (" + (wide != narrow ? "32 or 64" : "32") + " accumulators a thread)");
+    return requested;
+}
+
+template <typename V, typename I>
+void launch_grouped_factor(size_type group, int factor, const GroupedArgs<V, I>& args, size_type blocks,
+                           size_type threads, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep,
+                           size_type shared_bytes, const detail::DeviceLimits& limits, cudaStream_t stream) {
+    const auto run = [&](auto g, auto r) {
+        launch_grouped<decltype(g)::value, decltype(r)::value>(args, blocks, threads, b, c, ep, shared_bytes, limits,
+                                                               stream);
+    };
+    using std::integral_constant;
+    // Only float tiles widen (grouped_factor): no double kernel of 64 accumulators is compiled.
+    const bool wide = factor * group == 64;
+    constexpr bool widens = sizeof(V) == 4;
+    switch (group) {
+    case 1: return run(integral_constant<int, 1>{}, integral_constant<int, 32>{});
+    case 2:
+        if constexpr (widens)
+            if (wide) return run(integral_constant<int, 2>{}, integral_constant<int, 32>{});
+        return run(integral_constant<int, 2>{}, integral_constant<int, 16>{});
+    case 4:
+        if constexpr (widens)
+            if (wide) return run(integral_constant<int, 4>{}, integral_constant<int, 16>{});
+        return run(integral_constant<int, 4>{}, integral_constant<int, 8>{});
+    default:
+        if constexpr (widens)
+            if (wide) return run(integral_constant<int, 8>{}, integral_constant<int, 8>{});
+        return run(integral_constant<int, 8>{}, integral_constant<int, 4>{});
+    }
+}
+
+}  // namespace
+
+namespace device {
+
+template <typename V, typename I>
+TiledEllLaunch spmm_grouped_ell(const DeviceGroupedEll<V, I>& a, InputView<V> b, DenseView<V> c,
+                                const Epilogue<V>& ep, int register_factor, cudaStream_t stream) {
+    detail::check_spmm_shapes("cuda::spmm_grouped_ell", a.rows(), a.cols(), b, c);
+    const size_type threads = a.threads_per_block();
+    if (threads <= 0 || threads % warp_size != 0 || threads > grouped_max_threads)
+        TESSEL_INVALID_INPUT("row groups", 0,
+                             "block_rows " + std::to_string(a.block_rows()) + " / group " + std::to_string(a.group()) +
+                                 " must be a multiple of 32 threads of at most " +
+                                 std::to_string(grouped_max_threads) + " for the cuda kernel");
+    const detail::DeviceLimits limits = detail::current_device_limits();
+    TiledEllLaunch launch;
+    launch.register_factor = grouped_factor(a.group(), sizeof(V), register_factor);
+    launch.shared_bytes = static_cast<size_type>(detail::stage_stride(a.max_stage_entries())) *
+                          launch.register_factor * static_cast<size_type>(sizeof(V));
+    launch.block_threads = threads;
+    launch.tail_launches = b.cols % launch.register_factor != 0 && b.cols > launch.register_factor ? 1 : 0;
+    if (launch.shared_bytes > limits.shared_per_block_optin)
+        TESSEL_THROW(CudaError, "cuda::spmm_grouped_ell: the staging buffer needs " +
+                                    std::to_string(launch.shared_bytes) + " bytes of shared memory per block but " +
+                                    detail::current_device_name() + " allows " +
+                                    std::to_string(limits.shared_per_block_optin) +
+                                    "; build the tiled ELL with fewer buffer_entries");
+    if (a.rows() == 0 || b.cols == 0) return launch;
+    const GroupedArgs<V, I> args = grouped_args(a);
+    const size_type blocks = a.num_blocks();
+    launch_grouped_factor(a.group(), launch.register_factor, args, blocks, threads, b, c, ep, launch.shared_bytes,
+                          limits, stream);
+    return launch;
+}
+
+}  // namespace device
+
+#define TESSEL_INSTANTIATE(V, I)                                                                                \
+    template TiledEllLaunch device::spmm_grouped_ell(const DeviceGroupedEll<V, I>&, DenseView<const V>,         \
+                                                     DenseView<V>, const Epilogue<V>&, int, cudaStream_t);
+TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
+#undef TESSEL_INSTANTIATE
+
+}  // namespace tessel::cuda

@@ -1,0 +1,348 @@
+// Tiled ELL of row groups from a tiled ELL matrix: the blocks, stages and maps carry over; per
+// (stage, thread) the union of its rows' staged positions, in two parallel passes over the
+// blocks (widths, then every slot written, padding included).
+#include "core/formats/grouped_ell.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "core/error.hpp"
+#include "core/formats/bank_order_sweep.hpp"
+#include "core/formats/coo.hpp"
+#include "core/instantiate.hpp"
+
+namespace tessel {
+
+template <typename V, typename I>
+size_type GroupedEll<V, I>::max_stage_entries() const {
+    size_type longest = 0;
+    for (size_type s = 0; s < num_stages(); ++s) longest = std::max(longest, mapdispl[s + 1] - mapdispl[s]);
+    return longest;
+}
+
+namespace {
+
+/// One thread's rows in one stage: the union of their buffer positions in order of first
+/// appearance (each row's own order, so ascending runs), and each entry as (union slot, row,
+/// its slot entry in the tiled matrix). A stamp per position finds repeats without sorting.
+template <typename V>
+struct GroupUnion {
+    std::vector<std::uint32_t> stamp = std::vector<std::uint32_t>(65536, 0);
+    std::vector<std::uint16_t> slot_of = std::vector<std::uint16_t>(65536, 0);
+    std::uint32_t current = 0;
+    std::vector<std::uint16_t> positions;
+    struct Entry {
+        std::uint16_t slot, g;
+        size_type tiled;  // entry of the tiled ELL slots
+    };
+    std::vector<Entry> entries;
+};
+
+/// The union of rows first_row .. first_row + group - 1 (of the block) in stage `stage` of `a`
+/// (padding left out).
+template <typename V, typename I>
+void collect_union(const TiledEll<V, I>& a, size_type stage, size_type first_row, size_type group, GroupUnion<V>& u) {
+    constexpr size_type w = TiledEll<V, I>::warp_size;
+    const size_type warps = a.warps_per_block();
+    u.positions.clear();
+    u.entries.clear();
+    if (++u.current == 0) {  // the stamps wrapped around: start them afresh
+        std::fill(u.stamp.begin(), u.stamp.end(), 0);
+        u.current = 1;
+    }
+    for (size_type g = 0; g < group; ++g) {
+        const size_type r = first_row + g, wi = r / w, lane = r % w;
+        for (size_type m = a.warpdispl[stage * warps + wi]; m < a.warpdispl[stage * warps + wi + 1]; ++m) {
+            if (a.value(m * w + lane) == V{0}) continue;
+            const std::uint16_t p = a.index[m * w + lane];
+            if (u.stamp[p] != u.current) {
+                u.stamp[p] = u.current;
+                u.slot_of[p] = static_cast<std::uint16_t>(u.positions.size());
+                u.positions.push_back(p);
+            }
+            u.entries.push_back({u.slot_of[p], static_cast<std::uint16_t>(g), m * w + lane});
+        }
+    }
+}
+
+}  // namespace
+
+void check_row_groups(size_type group, size_type block_rows) {
+    if (group != 1 && group != 2 && group != 4 && group != 8)
+        TESSEL_INVALID_INPUT("row groups", 0, std::to_string(group) + " is not one of 1, 2, 4, 8");
+    if (block_rows % (32 * group) != 0)
+        TESSEL_INVALID_INPUT("row groups", 0,
+                             std::to_string(group) + " rows per thread need block_rows a multiple of " +
+                                 std::to_string(32 * group) + ", not " + std::to_string(block_rows));
+}
+
+namespace {
+
+/// Pass 1: the slot width of each (stage, warp of groups), stage by stage over all blocks.
+template <typename V, typename I>
+std::vector<size_type> group_widths(const TiledEll<V, I>& a, size_type group) {
+    constexpr size_type w = TiledEll<V, I>::warp_size;
+    const size_type threads = a.config.block_rows / group, gwarps = threads / w;
+    std::vector<size_type> widths(static_cast<std::size_t>(a.num_stages() * gwarps), 0);
+#pragma omp parallel
+    {
+        GroupUnion<V> u;
+#pragma omp for schedule(dynamic, 4)
+        for (size_type b = 0; b < a.num_blocks(); ++b)
+            for (size_type s = a.buffdispl[b]; s < a.buffdispl[b + 1]; ++s)
+                for (size_type t = 0; t < threads; ++t) {
+                    collect_union(a, s, t * group, group, u);
+                    size_type& width = widths[static_cast<std::size_t>(s * gwarps + t / w)];
+                    width = std::max(width, static_cast<size_type>(u.positions.size()));
+                }
+    }
+    return widths;
+}
+
+/// One warp's slots of one stage while they are made: index and the group's values per (slot
+/// row, lane), interleaved as the bank-order sweep takes them; `used` marks the slots that hold
+/// an entry (the others are padding).
+template <typename Store, int G>
+struct WarpRegion {
+    using Payload = std::array<Store, G>;
+    std::vector<std::uint16_t> index;
+    std::vector<Payload> payload;
+    std::vector<char> used;
+    std::vector<std::uint16_t> as_made;  // the indices in each lane's order of first appearance
+
+    void clear(size_type slots) {
+        index.assign(static_cast<std::size_t>(slots), 0);
+        as_made.assign(static_cast<std::size_t>(slots), 0);
+        payload.assign(static_cast<std::size_t>(slots), Payload{});
+        used.assign(static_cast<std::size_t>(slots), 0);
+    }
+};
+
+/// The value of tiled slot entry e as stored (half bits or ValueType).
+template <typename Store, typename V, typename I>
+Store stored_value(const TiledEll<V, I>& a, size_type e) {
+    if constexpr (std::is_same_v<Store, std::uint16_t>)
+        return a.half_values[e];
+    else
+        return a.values[e];
+}
+
+/// The slot row of each union entry of one lane, spread over the banks diagonally: row m takes a
+/// position in bank (lane + m) mod banks where the lane has one left, else the next bank that
+/// has, so that the lanes of a row mostly read distinct banks. Linear in the entries: the sweep
+/// of order_slots_for_banks places a warp's regions of up to 128 rows better, but a group's
+/// union makes regions of hundreds of rows (3072-entry stages: 2.6 wavefronts per row as made).
+class DiagonalBanks {
+public:
+    void place(const std::vector<std::uint16_t>& positions, int lane, int banks, std::vector<int>& row_of) {
+        const int n = static_cast<int>(positions.size());
+        start_.assign(static_cast<std::size_t>(banks + 1), 0);
+        for (const std::uint16_t p : positions) ++start_[(p & (banks - 1)) + 1];
+        for (int b = 0; b < banks; ++b) start_[b + 1] += start_[b];
+        next_.assign(start_.begin(), start_.end() - 1);
+        by_bank_.resize(static_cast<std::size_t>(n));
+        for (int i = 0; i < n; ++i) by_bank_[next_[positions[i] & (banks - 1)]++] = i;
+        next_.assign(start_.begin(), start_.end() - 1);
+        row_of.resize(static_cast<std::size_t>(n));
+        for (int m = 0; m < n; ++m)
+            for (int j = 0; j < banks; ++j) {
+                const int b = (lane + m + j) & (banks - 1);
+                if (next_[b] < start_[b + 1]) {
+                    row_of[by_bank_[next_[b]++]] = m;
+                    break;
+                }
+            }
+    }
+
+private:
+    std::vector<int> start_, next_, by_bank_;
+};
+
+/// Padding slots read the index of the first lane of their phase with an entry in that row
+/// (their values are 0), so that they cost no wavefront of their own.
+template <typename Store, int G>
+void share_padding(WarpRegion<Store, G>& r, size_type width, int banks) {
+    constexpr int w = 32;
+    for (size_type m = 0; m < width; ++m)
+        for (int p = 0; p < w; p += banks) {
+            int first = -1;
+            for (int l = p; l < p + banks && first < 0; ++l)
+                if (r.used[m * w + l]) first = l;
+            if (first < 0) continue;
+            for (int l = p; l < p + banks; ++l)
+                if (!r.used[m * w + l]) r.index[m * w + l] = r.index[m * w + first];
+        }
+}
+
+/// The widest (stage, warp) of groups, in slot rows, that the sweep reorders (the diagonal
+/// spread alone beyond): 3072-entry stages with 1024-row blocks of 4-row groups reach ~1000.
+constexpr int group_order_max_width = 2048;
+
+/// Pass 2: every (stage, warp) of groups made as a region (each lane's union, then padding),
+/// for `banks` shared-memory banks when banks > 0 (diagonally, then order_slots_for_banks's
+/// sweep where the region is narrow enough and it does better), and written into `out`'s slots.
+/// Returns the wavefronts summed as made (unions in order of first appearance) and as written.
+template <int G, typename Store, typename V, typename I>
+std::pair<long long, long long> fill_groups(GroupedEll<V, I>& out, Store* values, const TiledEll<V, I>& a, int banks) {
+    constexpr size_type w = GroupedEll<V, I>::warp_size;
+    const size_type gwarps = out.warps_per_block();
+    long long before = 0, after = 0;
+#pragma omp parallel reduction(+ : before, after)
+    {
+        GroupUnion<V> u;
+        WarpRegion<Store, G> region;
+        DiagonalBanks diagonal;
+        std::vector<int> row_of;
+        detail::RowCost cost(banks > 0 ? banks : 32);
+        detail::WarpOrder<typename WarpRegion<Store, G>::Payload, group_order_max_width> order(banks > 0 ? banks : 32);
+#pragma omp for schedule(dynamic, 4)
+        for (size_type b = 0; b < a.num_blocks(); ++b)
+            for (size_type s = a.buffdispl[b]; s < a.buffdispl[b + 1]; ++s)
+                for (size_type gw = 0; gw < gwarps; ++gw) {
+                    const size_type m0 = out.warpdispl[s * gwarps + gw], width = out.warpdispl[s * gwarps + gw + 1] - m0;
+                    region.clear(width * w);
+                    for (size_type lane = 0; lane < w; ++lane) {
+                        collect_union(a, s, (gw * w + lane) * G, G, u);
+                        if (banks > 0) {
+                            diagonal.place(u.positions, static_cast<int>(lane), banks, row_of);
+                        } else {
+                            row_of.resize(u.positions.size());
+                            for (std::size_t i = 0; i < row_of.size(); ++i) row_of[i] = static_cast<int>(i);
+                        }
+                        for (std::size_t i = 0; i < u.positions.size(); ++i) {
+                            region.as_made[i * w + lane] = u.positions[i];
+                            region.index[row_of[i] * w + lane] = u.positions[i];
+                            region.used[row_of[i] * w + lane] = 1;
+                        }
+                        for (const auto& x : u.entries)
+                            region.payload[row_of[x.slot] * w + lane][x.g] = stored_value<Store>(a, x.tiled);
+                    }
+                    if (banks > 0) {
+                        before += detail::region_wavefronts(region.as_made.data(), static_cast<int>(width), cost);
+                        order.run(region.index.data(), region.payload.data(), static_cast<int>(width), cost);
+                        for (size_type e = 0; e < width * w; ++e) region.used[e] = !detail::zero_bits(region.payload[e]);
+                        share_padding(region, width, banks);
+                        after += detail::region_wavefronts(region.index.data(), static_cast<int>(width), cost);
+                    }
+                    std::copy(region.index.begin(), region.index.end(), out.index.begin() + m0 * w);
+                    for (size_type m = 0; m < width; ++m)
+                        for (size_type lane = 0; lane < w; ++lane)
+                            for (int g = 0; g < G; ++g) values[((m0 + m) * G + g) * w + lane] = region.payload[m * w + lane][g];
+                }
+    }
+    return {before, after};
+}
+
+/// fill_groups for the group size and storage of `out`.
+template <typename V, typename I>
+std::pair<long long, long long> fill_all(GroupedEll<V, I>& out, const TiledEll<V, I>& a, int banks) {
+    const auto run = [&](auto g) {
+        constexpr int G = decltype(g)::value;
+        return out.stores_half() ? fill_groups<G>(out, out.half_values.data(), a, banks)
+                                 : fill_groups<G>(out, out.values.data(), a, banks);
+    };
+    switch (out.group) {
+    case 1: return run(std::integral_constant<int, 1>{});
+    case 2: return run(std::integral_constant<int, 2>{});
+    case 4: return run(std::integral_constant<int, 4>{});
+    default: return run(std::integral_constant<int, 8>{});
+    }
+}
+
+}  // namespace
+
+template <typename V, typename I>
+GroupedEll<V, I> group_rows(const TiledEll<V, I>& a, size_type group, BankOrder* bank_order) {
+    constexpr size_type w = TiledEll<V, I>::warp_size;
+    check_row_groups(group, a.config.block_rows);
+    if (a.stored() == 0 && !a.warpdispl.empty() && a.warpdispl.back() > 0)
+        TESSEL_INVALID_INPUT("row groups", 0, "the tiled ELL matrix has no slots (a layout only)");
+    GroupedEll<V, I> out;
+    out.rows = a.rows;
+    out.cols = a.cols;
+    out.nnz = a.nnz;
+    out.block_rows = a.config.block_rows;
+    out.group = group;
+    out.buffdispl = a.buffdispl;
+    out.mapdispl = a.mapdispl;
+    out.map = a.map;
+    const std::vector<size_type> widths = group_widths(a, group);
+    out.warpdispl.assign(widths.size() + 1, 0);
+    for (std::size_t i = 0; i < widths.size(); ++i) out.warpdispl[i + 1] = out.warpdispl[i] + widths[i];
+    out.index.resize(static_cast<std::size_t>(out.slots() * w));
+    const auto stored = static_cast<std::size_t>(out.slots() * group * w);
+    a.stores_half() ? out.half_values.resize(stored) : out.values.resize(stored);
+    const int banks = bank_order ? bank_lanes(sizeof(V)) : 0;
+    const auto [before, after] = fill_all(out, a, banks);
+    if (bank_order) {
+        const double rows = double(std::max<size_type>(1, out.slots()));
+        bank_order->wavefronts_before = double(before) / rows;
+        bank_order->wavefronts_after = double(after) / rows;
+    }
+    return out;
+}
+
+template <typename V, typename I>
+Csr<V, I> csr_from_grouped_ell(const GroupedEll<V, I>& a) {
+    constexpr size_type w = GroupedEll<V, I>::warp_size;
+    Coo<V, I> coo;
+    coo.rows = a.rows;
+    coo.cols = a.cols;
+    const size_type gwarps = a.warps_per_block(), group = a.group;
+    for (size_type b = 0; b < a.num_blocks(); ++b)
+        for (size_type s = a.buffdispl[b]; s < a.buffdispl[b + 1]; ++s)
+            for (size_type t = 0; t < a.threads_per_block(); ++t)
+                for (size_type m = a.warpdispl[s * gwarps + t / w]; m < a.warpdispl[s * gwarps + t / w + 1]; ++m)
+                    for (size_type g = 0; g < group; ++g) {
+                        const size_type row = b * a.block_rows + t * group + g;
+                        const V v = a.value((m * group + g) * w + t % w);
+                        if (row >= a.rows || v == V{0}) continue;
+                        coo.row.push_back(static_cast<I>(row));
+                        coo.col.push_back(a.map[a.mapdispl[s] + a.index[m * w + t % w]]);
+                        coo.values.push_back(v);
+                    }
+    return csr_from_coo(coo, "grouped_ell");
+}
+
+namespace reference {
+
+template <typename V, typename I>
+void spmm(const GroupedEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& epilogue) {
+    TESSEL_ENSURE_DIMS(a.cols == b.rows && a.rows == c.rows && b.cols == c.cols,
+                       "spmm: A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + ", B is " +
+                           std::to_string(b.rows) + "x" + std::to_string(b.cols) + ", C is " +
+                           std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    constexpr size_type w = GroupedEll<V, I>::warp_size;
+    const size_type gwarps = a.warps_per_block(), group = a.group;
+    std::vector<V> sum(static_cast<std::size_t>(a.block_rows));
+    for (size_type blk = 0; blk < a.num_blocks(); ++blk) {
+        const size_type first_row = blk * a.block_rows;
+        for (size_type j = 0; j < b.cols; ++j) {
+            std::fill(sum.begin(), sum.end(), V{0});
+            for (size_type s = a.buffdispl[blk]; s < a.buffdispl[blk + 1]; ++s)
+                for (size_type t = 0; t < a.threads_per_block(); ++t)
+                    for (size_type m = a.warpdispl[s * gwarps + t / w]; m < a.warpdispl[s * gwarps + t / w + 1]; ++m) {
+                        const size_type col = a.map[a.mapdispl[s] + a.index[m * w + t % w]];
+                        for (size_type g = 0; g < group; ++g)
+                            sum[t * group + g] += a.value((m * group + g) * w + t % w) * b(col, j);
+                    }
+            for (size_type r = 0; r < a.block_rows && first_row + r < a.rows; ++r)
+                c(first_row + r, j) = epilogue.apply(sum[r], c(first_row + r, j));
+        }
+    }
+}
+
+}  // namespace reference
+
+#define TESSEL_INSTANTIATE(V, I)                                                                       \
+    template struct GroupedEll<V, I>;                                                                  \
+    template GroupedEll<V, I> group_rows(const TiledEll<V, I>&, size_type, BankOrder*);               \
+    template Csr<V, I> csr_from_grouped_ell(const GroupedEll<V, I>&);                                 \
+    template void reference::spmm(const GroupedEll<V, I>&, DenseView<const V>, DenseView<V>, const Epilogue<V>&);
+TESSEL_FOR_EACH_VALUE_AND_INDEX(TESSEL_INSTANTIATE)
+#undef TESSEL_INSTANTIATE
+
+}  // namespace tessel
