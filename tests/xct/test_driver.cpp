@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <sstream>
 
+#include "apps/xct/driver/memory_estimate.hpp"
 #include "apps/xct/driver/reconstruct.hpp"
 #include "apps/xct/geometry/phantom.hpp"
 #include "apps/xct/io/checkpoint.hpp"
@@ -144,6 +145,19 @@ TEST_CASE("a memory limit streams batches, or says what fits", "[xct][driver]") 
     o.batch_slices = 6;
     const auto too_many = error_of([&] { run(o); });
     CHECK(too_many.find("slices per batch fit (--batch-slices ") != std::string::npos);
+}
+
+TEST_CASE("row groups count in the build's peak, made for A and Aᵀ at once", "[xct][driver]") {
+    MemoryPlan m;
+    m.nnz = 1000000;
+    m.pixels = 4096;
+    m.rays = 6000;
+    const MemoryEstimate plain = estimate_memory(m);
+    m.row_groups = 4;
+    const MemoryEstimate grouped = estimate_memory(m);
+    // An index and four fp32 values per slot, a nonzero per slot assumed, for both matrices.
+    CHECK(grouped.build_peak - plain.build_peak == Approx(2.0 * 1e6 * (2.0 + 4.0 * 4.0)));
+    CHECK(grouped.matrices == plain.matrices);  // the groups live on the device, not here
 }
 
 TEST_CASE("a Data Exchange file reconstructs like the phantom it was made from", "[xct][driver]") {

@@ -39,6 +39,10 @@ MemoryEstimate estimate_memory(const MemoryPlan& p) {
         // The lean build: tiled A (its values traced straight into their stored precision,
         // half for mixed), then tiled Aᵀ made from it (its maps held twice meanwhile).
         e.build_peak = 2 * tiled + map;
+        // --row-groups: A's and Aᵀ's groups are made on the host (two at once at worst) before
+        // they go up: an index and G values per slot.
+        const double g = double(p.row_groups);
+        if (p.row_groups > 1) e.build_peak += 2 * nnz_rank / assumed_group_entries_per_slot * (2.0 + g * v);
     } else {
         e.build_peak = 2 * one + csr + double(p.pixels) * 8.0 * 2;
     }

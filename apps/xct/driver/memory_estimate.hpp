@@ -30,6 +30,7 @@ struct MemoryPlan {
     size_type round_slices = 1;   // slices of one round on rank 0 (all batch groups)
     size_type input_bytes_per_slice = 0;  // raw projections + flats read on rank 0 per slice
     bool checkpoint = false;
+    size_type row_groups = 1;     // --row-groups: A's and Aᵀ's groups made on the host during the build
 };
 
 /// Bytes per item on the busiest rank (rank 0), and the peak while building.
@@ -48,6 +49,9 @@ struct MemoryEstimate {
 /// against scikit-image"): Hilbert order 7-8 % padding and reuse 13-16; natural order up to 21 % and 1.3-2.
 inline constexpr double assumed_padding = 0.08, assumed_padding_natural = 0.21;
 inline constexpr double assumed_map = 0.08, assumed_map_natural = 0.8;
+/// Nonzeros per slot of row groups assumed for the build's peak (measured 0.96-2.04 on 256² x
+/// 375 for groups of 2-8, docs/BENCHMARKS.md): one, the low end.
+inline constexpr double assumed_group_entries_per_slot = 1.0;
 /// Resident memory of the process before any data (measured: 263 MiB for tessel-xct).
 inline constexpr double process_bytes = 272.0 * 1024 * 1024;
 

@@ -118,6 +118,7 @@ MemoryPlan base_memory_plan(const ReconstructOptions& o, const InputInfo& info, 
     m.keep_volume = o.keep_volume;
     m.input_bytes_per_slice = info.input_bytes_per_slice;
     m.checkpoint = o.checkpoint_every > 0;
+    m.row_groups = o.projector.row_groups;
     return m;
 }
 
