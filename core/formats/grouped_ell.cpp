@@ -181,56 +181,83 @@ void share_padding(WarpRegion<Store, G>& r, size_type width, int banks) {
 /// spread alone beyond): 3072-entry stages with 1024-row blocks of 4-row groups reach ~1000.
 constexpr int group_order_max_width = 2048;
 
-/// Pass 2: every (stage, warp) of groups made as a region (each lane's union, then padding),
-/// for `banks` shared-memory banks when banks > 0 (diagonally, then order_slots_for_banks's
-/// sweep where the region is narrow enough and it does better), and written into `out`'s slots.
-/// Returns the wavefronts summed as made (unions in order of first appearance) and as written.
+/// One thread's scratch for pass 2: a (stage, warp) of groups made as a region (each lane's
+/// union, then padding), put in bank order, and written into the matrix's slots.
+template <int G, typename Store, typename V, typename I>
+class RegionMaker {
+public:
+    explicit RegionMaker(int banks) : banks_(banks), cost_(banks > 0 ? banks : 32), order_(banks > 0 ? banks : 32) {}
+
+    /// The unions of warp `gw`'s lanes in stage `s`, spread diagonally over the banks when
+    /// ordering, else in order of first appearance.
+    void make(const TiledEll<V, I>& a, size_type s, size_type gw, size_type width) {
+        region_.clear(width * w);
+        for (size_type lane = 0; lane < w; ++lane) {
+            collect_union(a, s, (gw * w + lane) * G, G, u_);
+            if (banks_ > 0) {
+                diagonal_.place(u_.positions, static_cast<int>(lane), banks_, row_of_);
+            } else {
+                row_of_.resize(u_.positions.size());
+                for (std::size_t i = 0; i < row_of_.size(); ++i) row_of_[i] = static_cast<int>(i);
+            }
+            for (std::size_t i = 0; i < u_.positions.size(); ++i) {
+                region_.as_made[i * w + lane] = u_.positions[i];
+                region_.index[row_of_[i] * w + lane] = u_.positions[i];
+            }
+            for (const auto& x : u_.entries) region_.payload[row_of_[x.slot] * w + lane][x.g] = stored_value<Store>(a, x.tiled);
+        }
+    }
+
+    /// The sweep of order_slots_for_banks where it does better than the diagonal spread, padding
+    /// on shared indices; the wavefronts as made and as ordered.
+    std::pair<long long, long long> order(size_type width) {
+        const long long before = detail::region_wavefronts(region_.as_made.data(), static_cast<int>(width), cost_);
+        order_.run(region_.index.data(), region_.payload.data(), static_cast<int>(width), cost_);
+        for (size_type e = 0; e < width * w; ++e) region_.used[e] = !detail::zero_bits(region_.payload[e]);
+        share_padding(region_, width, banks_);
+        return {before, detail::region_wavefronts(region_.index.data(), static_cast<int>(width), cost_)};
+    }
+
+    /// The region into the slots from m0 on.
+    void write(GroupedEll<V, I>& out, Store* values, size_type m0, size_type width) const {
+        std::copy(region_.index.begin(), region_.index.end(), out.index.begin() + m0 * w);
+        for (size_type m = 0; m < width; ++m)
+            for (size_type lane = 0; lane < w; ++lane)
+                for (int g = 0; g < G; ++g) values[((m0 + m) * G + g) * w + lane] = region_.payload[m * w + lane][g];
+    }
+
+private:
+    static constexpr size_type w = GroupedEll<V, I>::warp_size;
+    int banks_;
+    GroupUnion<V> u_;
+    WarpRegion<Store, G> region_;
+    DiagonalBanks diagonal_;
+    std::vector<int> row_of_;
+    detail::RowCost cost_;
+    detail::WarpOrder<typename WarpRegion<Store, G>::Payload, group_order_max_width> order_;
+};
+
+/// Pass 2: every (stage, warp) of groups made, for `banks` shared-memory banks when banks > 0,
+/// and written into `out`'s slots. Returns the wavefronts summed as made and as written.
 template <int G, typename Store, typename V, typename I>
 std::pair<long long, long long> fill_groups(GroupedEll<V, I>& out, Store* values, const TiledEll<V, I>& a, int banks) {
-    constexpr size_type w = GroupedEll<V, I>::warp_size;
     const size_type gwarps = out.warps_per_block();
     long long before = 0, after = 0;
 #pragma omp parallel reduction(+ : before, after)
     {
-        GroupUnion<V> u;
-        WarpRegion<Store, G> region;
-        DiagonalBanks diagonal;
-        std::vector<int> row_of;
-        detail::RowCost cost(banks > 0 ? banks : 32);
-        detail::WarpOrder<typename WarpRegion<Store, G>::Payload, group_order_max_width> order(banks > 0 ? banks : 32);
+        RegionMaker<G, Store, V, I> maker(banks);
 #pragma omp for schedule(dynamic, 4)
         for (size_type b = 0; b < a.num_blocks(); ++b)
             for (size_type s = a.buffdispl[b]; s < a.buffdispl[b + 1]; ++s)
                 for (size_type gw = 0; gw < gwarps; ++gw) {
                     const size_type m0 = out.warpdispl[s * gwarps + gw], width = out.warpdispl[s * gwarps + gw + 1] - m0;
-                    region.clear(width * w);
-                    for (size_type lane = 0; lane < w; ++lane) {
-                        collect_union(a, s, (gw * w + lane) * G, G, u);
-                        if (banks > 0) {
-                            diagonal.place(u.positions, static_cast<int>(lane), banks, row_of);
-                        } else {
-                            row_of.resize(u.positions.size());
-                            for (std::size_t i = 0; i < row_of.size(); ++i) row_of[i] = static_cast<int>(i);
-                        }
-                        for (std::size_t i = 0; i < u.positions.size(); ++i) {
-                            region.as_made[i * w + lane] = u.positions[i];
-                            region.index[row_of[i] * w + lane] = u.positions[i];
-                            region.used[row_of[i] * w + lane] = 1;
-                        }
-                        for (const auto& x : u.entries)
-                            region.payload[row_of[x.slot] * w + lane][x.g] = stored_value<Store>(a, x.tiled);
-                    }
+                    maker.make(a, s, gw, width);
                     if (banks > 0) {
-                        before += detail::region_wavefronts(region.as_made.data(), static_cast<int>(width), cost);
-                        order.run(region.index.data(), region.payload.data(), static_cast<int>(width), cost);
-                        for (size_type e = 0; e < width * w; ++e) region.used[e] = !detail::zero_bits(region.payload[e]);
-                        share_padding(region, width, banks);
-                        after += detail::region_wavefronts(region.index.data(), static_cast<int>(width), cost);
+                        const auto [was, is] = maker.order(width);
+                        before += was;
+                        after += is;
                     }
-                    std::copy(region.index.begin(), region.index.end(), out.index.begin() + m0 * w);
-                    for (size_type m = 0; m < width; ++m)
-                        for (size_type lane = 0; lane < w; ++lane)
-                            for (int g = 0; g < G; ++g) values[((m0 + m) * G + g) * w + lane] = region.payload[m * w + lane][g];
+                    maker.write(out, values, m0, width);
                 }
     }
     return {before, after};
