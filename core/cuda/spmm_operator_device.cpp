@@ -145,8 +145,8 @@ void SpmmOperator<V, I>::multiply_on_device(DenseView<const V> b, DenseView<V> c
         return through_staging(d, b, c, ep, stream, [&](auto in, auto out) { multiply_on_device(in, out, ep, stream_ptr, false); });
     if (format_ == SparseFormat::tiled_ell && row_groups_) {
         // Factors the row-group kernel has for this group (32 or 64 accumulators); others choose.
-        const int r = config_.register_factor, g = static_cast<int>(config_.row_groups);
-        const int factor = r * g == 32 || (g > 1 && sizeof(V) == 4 && r * g == 64) ? r : 0;
+        const int r = config_.register_factor;
+        const int factor = row_group_factor_fits(config_.row_groups, static_cast<size_type>(sizeof(V)), r) ? r : 0;
         last_register_factor_ = cuda::device::spmm_grouped_ell(d.grouped, b, c, ep, factor, stream).register_factor;
     } else if (format_ == SparseFormat::tiled_ell) {
         // The cuda kernel takes register factors 4..32; others (cpu's 1, 2, 12, 64) choose.

@@ -59,6 +59,32 @@ inline bool zero_bits(const P& p) {
     return std::memcmp(&p, &zero, sizeof(P)) == 0;
 }
 
+/// Each padding slot (index 0, value bits 0) of `width` slot rows reads the index of the first
+/// lane of its phase of `banks` lanes that has an entry in its row (value 0: the product is the
+/// same), so it costs no wavefront of its own; index 0 when the phase has none.
+template <typename P>
+void share_padding(std::uint16_t* index, const P* payload, int width, int banks) {
+    for (int m = 0; m < width; ++m) {
+        std::uint16_t* row = index + m * bank_order_lanes;
+        const P* values = payload + m * bank_order_lanes;
+        for (int p = 0; p < bank_order_lanes; p += banks) {
+            std::uint32_t pads = 0;
+            std::uint16_t shared = 0;
+            bool found = false;
+            for (int l = p + banks - 1; l >= p; --l) {
+                const bool pad = row[l] == 0 && zero_bits(values[l]);
+                pads |= std::uint32_t(pad) << l;
+                if (!pad) {
+                    shared = row[l];
+                    found = true;
+                }
+            }
+            if (!found) continue;
+            for (; pads; pads &= pads - 1) row[std::countr_zero(pads)] = shared;
+        }
+    }
+}
+
 // The slots of one (stage, warp) reordered in place (`index` and `payload` at its first slot
 // row, `width` slot rows of 32 lanes), by the sweep of order_slots_for_banks: each lane's
 // entries sorted by index (stable), then the smallest index at the lanes' heads is given one
@@ -91,7 +117,7 @@ public:
             place(static_cast<std::uint16_t>(u), holders, width, head);
         }
         write(index, payload, width, &Entry::row);
-        share_padding(index, payload, width);
+        share_padding(index, payload, width, banks_);
         const long long after = region_wavefronts(index, width, cost);
         if (after < before) return {before, after};
         write(index, payload, width, &Entry::slot);
@@ -122,31 +148,6 @@ private:
     }
 
     Entry& entry(int l, int j) { return entries_[static_cast<std::size_t>(l * MaxWidth + j)]; }
-
-    // Each padding slot of the new order (index 0, value bits 0) reads the index of the first
-    // lane of its phase that has an entry in its row (value 0: the product is the same), so
-    // it costs no wavefront of its own; index 0 when the phase has none.
-    void share_padding(std::uint16_t* index, const P* payload, int width) const {
-        for (int m = 0; m < width; ++m) {
-            std::uint16_t* row = index + m * bank_order_lanes;
-            const P* values = payload + m * bank_order_lanes;
-            for (int p = 0; p < bank_order_lanes; p += banks_) {
-                std::uint32_t pads = 0;
-                std::uint16_t shared = 0;
-                bool found = false;
-                for (int l = p + banks_ - 1; l >= p; --l) {
-                    const bool pad = row[l] == 0 && zero_bits(values[l]);
-                    pads |= std::uint32_t(pad) << l;
-                    if (!pad) {
-                        shared = row[l];
-                        found = true;
-                    }
-                }
-                if (!found) continue;
-                for (; pads; pads &= pads - 1) row[std::countr_zero(pads)] = shared;
-            }
-        }
-    }
 
     // Each lane's entries (its slots before the trailing padding of index 0 and value bits 0),
     // sorted by index, equal indices in slot order.

@@ -103,21 +103,18 @@ std::vector<size_type> group_widths(const TiledEll<V, I>& a, size_type group) {
 }
 
 /// One warp's slots of one stage while they are made: index and the group's values per (slot
-/// row, lane), interleaved as the bank-order sweep takes them; `used` marks the slots that hold
-/// an entry (the others are padding).
+/// row, lane), interleaved as the bank-order sweep takes them.
 template <typename Store, int G>
 struct WarpRegion {
     using Payload = std::array<Store, G>;
     std::vector<std::uint16_t> index;
     std::vector<Payload> payload;
-    std::vector<char> used;
     std::vector<std::uint16_t> as_made;  // the indices in each lane's order of first appearance
 
     void clear(size_type slots) {
         index.assign(static_cast<std::size_t>(slots), 0);
         as_made.assign(static_cast<std::size_t>(slots), 0);
         payload.assign(static_cast<std::size_t>(slots), Payload{});
-        used.assign(static_cast<std::size_t>(slots), 0);
     }
 };
 
@@ -161,22 +158,6 @@ private:
     std::vector<int> start_, next_, by_bank_;
 };
 
-/// Padding slots read the index of the first lane of their phase with an entry in that row
-/// (their values are 0), so that they cost no wavefront of their own.
-template <typename Store, int G>
-void share_padding(WarpRegion<Store, G>& r, size_type width, int banks) {
-    constexpr int w = 32;
-    for (size_type m = 0; m < width; ++m)
-        for (int p = 0; p < w; p += banks) {
-            int first = -1;
-            for (int l = p; l < p + banks && first < 0; ++l)
-                if (r.used[m * w + l]) first = l;
-            if (first < 0) continue;
-            for (int l = p; l < p + banks; ++l)
-                if (!r.used[m * w + l]) r.index[m * w + l] = r.index[m * w + first];
-        }
-}
-
 /// The widest (stage, warp) of groups, in slot rows, that the sweep reorders (the diagonal
 /// spread alone beyond): 3072-entry stages with 1024-row blocks of 4-row groups reach ~1000.
 constexpr int group_order_max_width = 2048;
@@ -213,8 +194,8 @@ public:
     std::pair<long long, long long> order(size_type width) {
         const long long before = detail::region_wavefronts(region_.as_made.data(), static_cast<int>(width), cost_);
         order_.run(region_.index.data(), region_.payload.data(), static_cast<int>(width), cost_);
-        for (size_type e = 0; e < width * w; ++e) region_.used[e] = !detail::zero_bits(region_.payload[e]);
-        share_padding(region_, width, banks_);
+        // Padding on shared indices (done already where the sweep kept its order).
+        detail::share_padding(region_.index.data(), region_.payload.data(), static_cast<int>(width), banks_);
         return {before, detail::region_wavefronts(region_.index.data(), static_cast<int>(width), cost_)};
     }
 

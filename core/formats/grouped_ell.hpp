@@ -68,6 +68,13 @@ struct GroupedEll {
 /// Threads a block of the cuda row-group kernel may have (block_rows / group): 128 registers each.
 constexpr size_type grouped_ell_max_threads = 512;
 
+/// True when the cuda row-group kernel has `factor` columns of B per tile for `group` rows a
+/// thread and staged values of `value_bytes`: 32 / group, and for 4-byte values in groups of two
+/// or more also 64 / group (32 or 64 accumulators a thread; 64 doubles would spill).
+constexpr bool row_group_factor_fits(size_type group, size_type value_bytes, int factor) {
+    return factor * group == 32 || (group > 1 && value_bytes == 4 && factor * group == 64);
+}
+
 /// Throws InvalidInput unless `group` is 1, 2, 4 or 8 and divides block_rows / 32.
 void check_row_groups(size_type group, size_type block_rows);
 

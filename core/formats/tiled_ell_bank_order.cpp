@@ -3,10 +3,7 @@
 #include "core/formats/tiled_ell_bank_order.hpp"
 
 #include <algorithm>
-#include <array>
-#include <bit>
 #include <cstdint>
-#include <cstring>
 #include <utility>
 #include <vector>
 

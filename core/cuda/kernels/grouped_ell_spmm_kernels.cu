@@ -3,8 +3,6 @@
 // shared memory feeds G multiply-adds. The tiled kernel reads one staged value per
 // multiply-add, and shared memory's 128 bytes per clock per SM bound it (xct's 1024² case ran
 // at 7.67 TFLOP/s on an H200, 60 % of that bound).
-#include <cuda_fp16.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -24,44 +22,21 @@ namespace {
 
 constexpr int warp_size = 32;
 // G·R accumulators per thread: 32 (R = 32 / G, the default) or, for float, 64 (R = 64 / G: fewer
-// passes over A's slots per column of B; 103 registers at G = 4 on sm_90, where 64 doubles
-// spill); up to 512 threads a block, 128 registers each.
+// passes over A's slots per column of B; 64 doubles would spill); up to 512 threads a block, 128
+// registers each. The launch bounds name one resident block: with the maximum alone, ptxas on
+// sm_90 held several float variants to 64 registers and spilled 28-32 bytes (80-128 and no
+// spills with it, ptxas -v).
 constexpr int grouped_max_threads = static_cast<int>(grouped_ell_max_threads);
 
-/// The device arrays of a row-group matrix, passed to the kernel by value.
-template <typename V, typename I>
-struct GroupedArgs {
-    size_type rows;
-    size_type block_rows;
-    size_type warps_per_block;
-    const size_type* __restrict__ buffdispl;
-    const size_type* __restrict__ mapdispl;
-    const I* __restrict__ map;
-    const size_type* __restrict__ warpdispl;
-    const std::uint16_t* __restrict__ index;
-    const V* __restrict__ values;                   // null when the values are half
-    const std::uint16_t* __restrict__ half_values;  // IEEE half bits, or null
-    int stage_stride;  // max_stage_entries made odd (detail::stage_stride)
-
-    // Value e, fp16 widened: a uniform branch (every thread of a launch takes the same side).
-    __device__ __forceinline__ V value(size_type e) const {
-        return half_values ? V(__half2float(__ushort_as_half(half_values[e]))) : values[e];
-    }
-};
-
-template <typename V, typename I>
-GroupedArgs<V, I> grouped_args(const DeviceGroupedEll<V, I>& a) {
-    return {a.rows(),      a.block_rows(), a.warps_per_block(), a.buffdispl(),   a.mapdispl(),
-            a.map(),       a.warpdispl(),  a.index(),           a.values(),      a.half_values(),
-            detail::stage_stride(a.max_stage_entries())};
-}
+using detail::TiledArgs;
+using detail::slot_value;
 
 // Slots whose index and G values a lane loads before it sums them.
 constexpr int group_slots_in_flight = 2;
 
 // acc[g][kk] += values(m, g)·buf[kk·stride + index(m)] over this lane's slots [first, end).
 template <int R, int G, typename V, typename I>
-__device__ __forceinline__ void sum_group_slots(V (&acc)[G][R], const GroupedArgs<V, I>& a, SharedPtr<V> buf,
+__device__ __forceinline__ void sum_group_slots(V (&acc)[G][R], const TiledArgs<V, I>& a, SharedPtr<V> buf,
                                                 int stride, int lane, size_type first, size_type end) {
     size_type m = first;
     for (; m + group_slots_in_flight <= end; m += group_slots_in_flight) {
@@ -71,7 +46,7 @@ __device__ __forceinline__ void sum_group_slots(V (&acc)[G][R], const GroupedArg
         for (int u = 0; u < group_slots_in_flight; ++u) {
             idx[u] = a.index[(m + u) * warp_size + lane];
 #pragma unroll
-            for (int g = 0; g < G; ++g) v[u][g] = a.value(((m + u) * G + g) * warp_size + lane);
+            for (int g = 0; g < G; ++g) v[u][g] = slot_value(a, ((m + u) * G + g) * warp_size + lane);
         }
 #pragma unroll
         for (int u = 0; u < group_slots_in_flight; ++u)
@@ -86,7 +61,7 @@ __device__ __forceinline__ void sum_group_slots(V (&acc)[G][R], const GroupedArg
         const int idx = a.index[m * warp_size + lane];
         V v[G];
 #pragma unroll
-        for (int g = 0; g < G; ++g) v[g] = a.value((m * G + g) * warp_size + lane);
+        for (int g = 0; g < G; ++g) v[g] = slot_value(a, (m * G + g) * warp_size + lane);
 #pragma unroll
         for (int kk = 0; kk < R; ++kk) {
             const V x = buf[kk * stride + idx];
@@ -100,8 +75,8 @@ __device__ __forceinline__ void sum_group_slots(V (&acc)[G][R], const GroupedArg
 // blockIdx.x = block * tiles + tile, k0 = k_first + tile*R; columns at or past k_end are
 // neither loaded nor written. Thread t writes rows block*block_rows + t*G + g.
 template <int G, int R, bool Wide, typename V, typename I>
-__global__ void __launch_bounds__(grouped_max_threads)
-    grouped_ell_kernel(GroupedArgs<V, I> a, const V* __restrict__ b, size_type ldb, V* __restrict__ c,
+__global__ void __launch_bounds__(grouped_max_threads, 1)
+    grouped_ell_kernel(TiledArgs<V, I> a, const V* __restrict__ b, size_type ldb, V* __restrict__ c,
                        size_type ldc, size_type k_first, size_type k_end, size_type tiles, Epilogue<V> ep) {
     TESSEL_DYNAMIC_SHARED(V, buf);
     const size_type block = static_cast<size_type>(blockIdx.x) / tiles;
@@ -140,28 +115,22 @@ __global__ void __launch_bounds__(grouped_max_threads)
 
 // Launches `tiles` column tiles from k_first (Wide only for full, aligned tiles).
 template <int G, int R, bool Wide, typename V, typename I>
-void launch_grouped_as(const GroupedArgs<V, I>& args, size_type blocks, size_type threads, DenseView<const V> b,
+void launch_grouped_as(const TiledArgs<V, I>& args, size_type blocks, size_type threads, DenseView<const V> b,
                        DenseView<V> c, size_type k_first, size_type tiles, const Epilogue<V>& ep,
                        size_type shared_bytes, const detail::DeviceLimits& limits, cudaStream_t stream) {
-    auto* kernel = grouped_ell_kernel<G, R, Wide, V, I>;
-    if (shared_bytes > limits.shared_per_block)
-        TESSEL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(limits.shared_per_block_optin)));
-    constexpr size_type max_grid_x = 2147483647;
-    const size_type per_launch = std::max<size_type>(1, std::min(tiles, max_grid_x / std::max<size_type>(blocks, 1)));
-    for (size_type t0 = 0; t0 < tiles; t0 += per_launch) {
-        const size_type n = std::min(per_launch, tiles - t0);
+    detail::allow_shared_bytes(grouped_ell_kernel<G, R, Wide, V, I>, shared_bytes, limits);
+    detail::launch_column_tiles(blocks, tiles, [&](size_type t0, size_type n) {
         TESSEL_LAUNCH(dim3(static_cast<unsigned>(blocks * n)), static_cast<unsigned>(threads),
                       static_cast<std::size_t>(shared_bytes), stream,
                       grouped_ell_kernel<G, R, Wide, V, I>)(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R,
                                                             b.cols, n, ep);
         TESSEL_CUDA_CHECK_LAUNCH();
-    }
+    });
 }
 
 // The full tiles (16-byte staging where aligned), then the masked tail tile.
 template <int G, int R, typename V, typename I>
-void launch_grouped(const GroupedArgs<V, I>& args, size_type blocks, size_type threads, DenseView<const V> b,
+void launch_grouped(const TiledArgs<V, I>& args, size_type blocks, size_type threads, DenseView<const V> b,
                     DenseView<V> c, const Epilogue<V>& ep, size_type shared_bytes,
                     const detail::DeviceLimits& limits, cudaStream_t stream) {
     const size_type full = b.cols / R;
@@ -178,11 +147,11 @@ void launch_grouped(const GroupedArgs<V, I>& args, size_type blocks, size_type t
 // The register factor for groups of `group`: `requested` when it is 32 / group or (float, groups of
 // two or more) 64 / group, 32 / group for 0 (R = 32 for single rows: the tiled kernel's widest).
 // Throws InvalidInput otherwise.
-int grouped_factor(size_type group, std::size_t value_size, int requested) {
+int grouped_factor(size_type group, size_type value_size, int requested) {
     const int narrow = static_cast<int>(32 / group);
     const int wide = group > 1 && value_size == 4 ? static_cast<int>(64 / group) : narrow;
     if (requested == 0) return narrow;
-    if (requested != narrow && requested != wide)
+    if (!row_group_factor_fits(group, value_size, requested))
         TESSEL_INVALID_INPUT("register factor", 0,
                              std::to_string(requested) + " for groups of " + std::to_string(group) + " rows: " +
                                  std::to_string(narrow) + (wide != narrow ? " or " + std::to_string(wide) : "") +
@@ -191,7 +160,7 @@ int grouped_factor(size_type group, std::size_t value_size, int requested) {
 }
 
 template <typename V, typename I>
-void launch_grouped_factor(size_type group, int factor, const GroupedArgs<V, I>& args, size_type blocks,
+void launch_grouped_factor(size_type group, int factor, const TiledArgs<V, I>& args, size_type blocks,
                            size_type threads, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& ep,
                            size_type shared_bytes, const detail::DeviceLimits& limits, cudaStream_t stream) {
     const auto run = [&](auto g, auto r) {
@@ -235,7 +204,7 @@ TiledEllLaunch spmm_grouped_ell(const DeviceGroupedEll<V, I>& a, InputView<V> b,
                                  std::to_string(grouped_max_threads) + " for the cuda kernel");
     const detail::DeviceLimits limits = detail::current_device_limits();
     TiledEllLaunch launch;
-    launch.register_factor = grouped_factor(a.group(), sizeof(V), register_factor);
+    launch.register_factor = grouped_factor(a.group(), static_cast<size_type>(sizeof(V)), register_factor);
     launch.shared_bytes = static_cast<size_type>(detail::stage_stride(a.max_stage_entries())) *
                           launch.register_factor * static_cast<size_type>(sizeof(V));
     launch.block_threads = threads;
@@ -247,7 +216,7 @@ TiledEllLaunch spmm_grouped_ell(const DeviceGroupedEll<V, I>& a, InputView<V> b,
                                     std::to_string(limits.shared_per_block_optin) +
                                     "; build the tiled ELL with fewer buffer_entries");
     if (a.rows() == 0 || b.cols == 0) return launch;
-    const GroupedArgs<V, I> args = grouped_args(a);
+    const TiledArgs<V, I> args = detail::grouped_args(a);
     const size_type blocks = a.num_blocks();
     launch_grouped_factor(a.group(), launch.register_factor, args, blocks, threads, b, c, ep, launch.shared_bytes,
                           limits, stream);

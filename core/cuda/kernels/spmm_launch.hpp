@@ -4,6 +4,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <string>
 
 #include "core/cuda/runtime/cuda_check.hpp"
@@ -34,6 +35,25 @@ void check_spmm_shapes(const char* kernel, size_type a_rows, size_type a_cols,
 template <typename V>
 void launch_epilogue(V* c, size_type rows, size_type cols, size_type ldc, const Epilogue<V>& ep,
                      bool from_zero, cudaStream_t stream);
+
+/// Raises `kernel`'s dynamic shared memory limit to the device's opt-in maximum when
+/// `shared_bytes` exceed the default: the same value from every thread, so concurrent callers
+/// never lower it under one another.
+template <typename Kernel>
+void allow_shared_bytes(Kernel* kernel, size_type shared_bytes, const DeviceLimits& limits) {
+    if (shared_bytes > limits.shared_per_block)
+        TESSEL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               static_cast<int>(limits.shared_per_block_optin)));
+}
+
+/// launch(first_tile, tile_count) over `tiles` column tiles of `blocks` blocks each, in launches
+/// of at most 2^31 - 1 blocks (the grid's x limit): as many tiles per launch as that allows.
+template <typename Launch>
+void launch_column_tiles(size_type blocks, size_type tiles, Launch&& launch) {
+    constexpr size_type max_grid_x = 2147483647;
+    const size_type per_launch = std::max<size_type>(1, std::min(tiles, max_grid_x / std::max<size_type>(blocks, 1)));
+    for (size_type t0 = 0; t0 < tiles; t0 += per_launch) launch(t0, std::min(per_launch, tiles - t0));
+}
 
 /// Device memory allocated and freed in stream order (cudaMallocAsync / cudaFreeAsync).
 class StreamScratch {

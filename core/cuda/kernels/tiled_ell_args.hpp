@@ -1,11 +1,15 @@
-// What the tiled ELL kernels, the product and the transposed product, take of a device
-// matrix, and the shared memory they size their tiles by (internal).
+// What the tiled ELL kernels, the product, the transposed product and the row groups' product,
+// take of a device matrix, its values as they read them, and the shared memory they size their
+// tiles by (internal).
 #pragma once
+
+#include <cuda_fp16.h>
 
 #include <algorithm>
 #include <cstdint>
 
 #include "core/cuda/device_formats.hpp"
+#include "core/cuda/runtime/device_code.hpp"
 #include "core/cuda/runtime/device_limits.hpp"
 #include "core/types.hpp"
 
@@ -36,6 +40,21 @@ template <typename V, typename I>
 TiledArgs<V, I> tiled_args(const DeviceTiledEll<V, I>& a) {
     return {a.rows(),      a.block_rows(), a.warps_per_block(), a.buffdispl(),   a.mapdispl(), a.map(),
             a.warpdispl(), a.index(),      a.values(),          a.half_values(), stage_stride(a.max_stage_entries())};
+}
+
+/// The same arrays of a matrix of row groups (core/formats/grouped_ell.hpp): its blocks have
+/// block_rows / group threads, its values group per slot.
+template <typename V, typename I>
+TiledArgs<V, I> grouped_args(const DeviceGroupedEll<V, I>& a) {
+    return {a.rows(),      a.block_rows(), a.warps_per_block(), a.buffdispl(),   a.mapdispl(), a.map(),
+            a.warpdispl(), a.index(),      a.values(),          a.half_values(), stage_stride(a.max_stage_entries())};
+}
+
+/// Slot value e of A: fp16 values widened, else as stored. A uniform branch: every thread of the
+/// launch takes the same side.
+template <typename V, typename I>
+__device__ __forceinline__ V slot_value(const TiledArgs<V, I>& a, size_type e) {
+    return a.half_values ? V(__half2float(__ushort_as_half(a.half_values[e]))) : a.values[e];
 }
 
 /// Shared memory per block that leaves `resident` blocks room on one multiprocessor (and

@@ -68,17 +68,11 @@ using detail::TiledArgs;
 
 using detail::stage_rows;
 using detail::wide_staging;
+using detail::slot_value;
 
 // Slot rows whose loads a warp issues before it waits on the first (an H200: 1.005-1.01x, within
 // the noise: the waits are the stage's gather of B, not these loads; the figures since ran on it).
 constexpr int slots_in_flight = 4;
-
-// Slot value e of A: fp16 values widened, else as stored. A uniform branch: every thread of the
-// launch takes the same side.
-template <typename V, typename I>
-__device__ __forceinline__ V slot_value(const TiledArgs<V, I>& a, size_type e) {
-    return a.half_values ? V(__half2float(__ushort_as_half(a.half_values[e]))) : a.values[e];
-}
 
 // One block per row block (blockDim.x == block_rows) and column tile: blockIdx.x = block *
 // tiles + tile, k0 = k_first + tile*R, so that a row block's tiles are launched side by side
@@ -137,23 +131,14 @@ void launch_tiled_as(const TiledArgs<V, I>& args, size_type blocks, DenseView<co
                      DenseView<V> c, size_type k_first, size_type tiles, const Epilogue<V>& ep,
                      size_type shared_bytes, const detail::DeviceLimits& limits,
                      cudaStream_t stream) {
-    auto* kernel = tiled_ell_kernel<R, Wide, MinBlocks, V, I>;
-    if (shared_bytes > limits.shared_per_block)
-        // Raise this kernel's limit to the device's opt-in maximum: the same value from
-        // every thread, so concurrent callers never lower it under one another.
-        TESSEL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(limits.shared_per_block_optin)));
-    // Launches of at most max_grid_x blocks: as many tiles per launch as that allows.
-    constexpr size_type max_grid_x = 2147483647;
-    const size_type per_launch = std::max<size_type>(1, std::min(tiles, max_grid_x / std::max<size_type>(blocks, 1)));
-    for (size_type t0 = 0; t0 < tiles; t0 += per_launch) {
-        const size_type n = std::min(per_launch, tiles - t0);
+    detail::allow_shared_bytes(tiled_ell_kernel<R, Wide, MinBlocks, V, I>, shared_bytes, limits);
+    detail::launch_column_tiles(blocks, tiles, [&](size_type t0, size_type n) {
         TESSEL_LAUNCH(dim3(static_cast<unsigned>(blocks * n)), static_cast<unsigned>(args.block_rows),
                       static_cast<std::size_t>(shared_bytes), stream,
                       tiled_ell_kernel<R, Wide, MinBlocks, V, I>)(args, b.data, b.ld, c.data, c.ld, k_first + t0 * R,
                                                                   b.cols, n, ep);
         TESSEL_CUDA_CHECK_LAUNCH();
-    }
+    });
 }
 
 template <int R, typename V, typename I>
