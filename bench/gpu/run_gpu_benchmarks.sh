@@ -46,6 +46,10 @@ TESSEL_CUDA_STAGING=scalar run xct-k16-stored-b1024-scalar-cuda $XCT --backend c
 if [ -z "$QUICK" ]; then  # the large case: 4 iterations on the device only (the host needs ~3 s each)
   run xct-big-cuda $B/apps/xct/tessel-xct --phantom 1024 --angles 1500 --num-slices 64 --iterations 4 --backend cuda \
     --metrics "$OUT/xct-big-cuda.json" --output "$D/f.h5"
+  # Row groups of 4 rays a thread: one staged read serves 4 rows (groups made on the host, ~10 s more to build).
+  run xct-big-groups4-cuda $B/apps/xct/tessel-xct --phantom 1024 --angles 1500 --num-slices 64 --iterations 4 \
+    --backend cuda --row-groups 4 --block-rows 1024 --buffer-entries 1536 --register-factor 16 \
+    --metrics "$OUT/xct-big-groups4-cuda.json" --output "$D/f.h5"
 fi
 for n in 1024 4096 16384; do
   [ -n "$QUICK" ] && [ $n -gt 1024 ] && continue

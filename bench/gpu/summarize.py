@@ -42,7 +42,7 @@ def main():
         rows.append((job, fmt(gpu), fmt(host), ratio, limit_text, traffic))
 
     for name in ("xct-k16", "xct-k16-stored", "xct-k16-stored-nobank", "xct-k16-off", "xct-k16-b1024",
-                 "xct-k16-stored-b1024", "xct-k16-off-b1024", "xct-k16-stored-b1024-scalar", "xct-sirt", "xct-big"):
+                 "xct-k16-stored-b1024", "xct-k16-off-b1024", "xct-k16-stored-b1024-scalar", "xct-sirt", "xct-big", "xct-big-groups4"):
         g, h = load(out, f"{name}-cuda.json"), load(out, f"{name}-cpu.json")
         if not g:
             continue
@@ -69,6 +69,9 @@ def main():
             if b:
                 where += (f"; {m} bank order {b['wavefronts_before']:.2f}->{b['wavefronts_after']:.2f} "
                           f"in {b.get('seconds', 0):.3f} s")
+            r = op[m].get("row_groups") if isinstance(op.get(m), dict) else None
+            if r:  # row groups made on the host: nonzeros per staged read and seconds
+                where += f"; {m} groups of {r['group']}: {r['entries_per_slot']:.2f} per read in {r['seconds']:.2f} s"
         parts = g.get("iterate_parts")
         if parts:
             where += f"; iterate = start {parts['start']:.3f} + steps {parts['steps']:.3f} + finish {parts['finish']:.3f}"

@@ -158,9 +158,46 @@ private:
             while (count > 0 && index[(count - 1) * bank_order_lanes + l] == 0 && zero_bits(payload[(count - 1) * bank_order_lanes + l]))
                 --count;
             count_[l] = count;
-            for (int m = 0; m < count; ++m) entry(l, m) = {index[m * bank_order_lanes + l], m, 0, payload[m * bank_order_lanes + l]};
-            std::stable_sort(&entry(l, 0), &entry(l, 0) + count,
-                             [](const Entry& a, const Entry& b) { return a.index < b.index; });
+            if (!sort_distinct(index, payload, l)) sort_by_keys(index, payload, l);
+        }
+    }
+
+    // Lane l's entries in index order by a bit per index (linear; a lane's union has each index
+    // once). False, and nothing written, when an index repeats (padding shared before).
+    bool sort_distinct(const std::uint16_t* index, const P* payload, int l) {
+        int top = -1;
+        for (int m = 0; m < count_[l]; ++m) {
+            const std::uint16_t i = index[m * bank_order_lanes + l];
+            const std::uint64_t bit = std::uint64_t(1) << (i % 64);
+            top = std::max(top, i / 64);
+            if (seen_[i / 64] & bit) {
+                std::fill(seen_.begin(), seen_.begin() + top + 1, 0);
+                return false;
+            }
+            seen_[i / 64] |= bit;
+            slot_of_[i] = static_cast<std::uint16_t>(m);
+        }
+        int j = 0;
+        for (int w = 0; w <= top; ++w) {
+            for (std::uint64_t b = seen_[w]; b; b &= b - 1) {
+                const int i = w * 64 + std::countr_zero(b), m = slot_of_[i];
+                entry(l, j++) = {static_cast<std::uint16_t>(i), m, 0, payload[m * bank_order_lanes + l]};
+            }
+            seen_[w] = 0;
+        }
+        return true;
+    }
+
+    // The same for any lane: keys of (index, slot row) are distinct, so sorting them is a stable
+    // sort by index.
+    void sort_by_keys(const std::uint16_t* index, const P* payload, int l) {
+        static_assert(MaxWidth <= 65536, "a slot row must fit the key's low 16 bits");
+        keys_.resize(static_cast<std::size_t>(count_[l]));
+        for (int m = 0; m < count_[l]; ++m) keys_[m] = std::uint32_t(index[m * bank_order_lanes + l]) << 16 | std::uint32_t(m);
+        std::sort(keys_.begin(), keys_.end());
+        for (int j = 0; j < count_[l]; ++j) {
+            const int m = static_cast<int>(keys_[j] & 0xffff);
+            entry(l, j) = {index[m * bank_order_lanes + l], m, 0, payload[m * bank_order_lanes + l]};
         }
     }
 
@@ -217,6 +254,9 @@ private:
 
     int banks_;
     std::vector<Entry> entries_;  // lane l's j-th at l*MaxWidth + j
+    std::vector<std::uint32_t> keys_;  // one lane's (index << 16 | slot row) while sorting
+    std::array<std::uint64_t, 1024> seen_{};  // a bit per 16-bit index, clear between lanes
+    std::vector<std::uint16_t> slot_of_ = std::vector<std::uint16_t>(65536);  // where a seen index came from
     std::array<int, bank_order_lanes> count_{};
     std::array<Rows, bank_order_lanes> lane_rows_{}, bank_rows_{};  // bank_rows_[phase*banks + bank]
 };

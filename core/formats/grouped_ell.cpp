@@ -26,46 +26,42 @@ size_type GroupedEll<V, I>::max_stage_entries() const {
 namespace {
 
 /// One thread's rows in one stage: the union of their buffer positions in order of first
-/// appearance (each row's own order, so ascending runs), and each entry as (union slot, row,
-/// its slot entry in the tiled matrix). A stamp per position finds repeats without sorting.
-template <typename V>
+/// appearance (each row's own order, so ascending runs) and each position's union slot. A stamp
+/// per position finds repeats without sorting.
 struct GroupUnion {
     std::vector<std::uint32_t> stamp = std::vector<std::uint32_t>(65536, 0);
     std::vector<std::uint16_t> slot_of = std::vector<std::uint16_t>(65536, 0);
     std::uint32_t current = 0;
     std::vector<std::uint16_t> positions;
-    struct Entry {
-        std::uint16_t slot, g;
-        size_type tiled;  // entry of the tiled ELL slots
-    };
-    std::vector<Entry> entries;
 };
 
-/// The union of rows first_row .. first_row + group - 1 (of the block) in stage `stage` of `a`
-/// (padding left out).
-template <typename V, typename I>
-void collect_union(const TiledEll<V, I>& a, size_type stage, size_type first_row, size_type group, GroupUnion<V>& u) {
+/// f(g, position, e) for each nonzero of rows first_row + g (g < group, of the block) in stage
+/// `stage` of `a`, e its entry in a's slots (padding left out).
+template <typename V, typename I, typename F>
+void for_each_group_entry(const TiledEll<V, I>& a, size_type stage, size_type first_row, size_type group, F&& f) {
     constexpr size_type w = TiledEll<V, I>::warp_size;
     const size_type warps = a.warps_per_block();
+    for (size_type g = 0; g < group; ++g) {
+        const size_type r = first_row + g, wi = r / w, lane = r % w;
+        for (size_type m = a.warpdispl[stage * warps + wi]; m < a.warpdispl[stage * warps + wi + 1]; ++m)
+            if (a.value(m * w + lane) != V{0}) f(g, a.index[m * w + lane], m * w + lane);
+    }
+}
+
+/// The union of rows first_row .. first_row + group - 1 (of the block) in stage `stage` of `a`.
+template <typename V, typename I>
+void collect_union(const TiledEll<V, I>& a, size_type stage, size_type first_row, size_type group, GroupUnion& u) {
     u.positions.clear();
-    u.entries.clear();
     if (++u.current == 0) {  // the stamps wrapped around: start them afresh
         std::fill(u.stamp.begin(), u.stamp.end(), 0);
         u.current = 1;
     }
-    for (size_type g = 0; g < group; ++g) {
-        const size_type r = first_row + g, wi = r / w, lane = r % w;
-        for (size_type m = a.warpdispl[stage * warps + wi]; m < a.warpdispl[stage * warps + wi + 1]; ++m) {
-            if (a.value(m * w + lane) == V{0}) continue;
-            const std::uint16_t p = a.index[m * w + lane];
-            if (u.stamp[p] != u.current) {
-                u.stamp[p] = u.current;
-                u.slot_of[p] = static_cast<std::uint16_t>(u.positions.size());
-                u.positions.push_back(p);
-            }
-            u.entries.push_back({u.slot_of[p], static_cast<std::uint16_t>(g), m * w + lane});
-        }
-    }
+    for_each_group_entry(a, stage, first_row, group, [&u](size_type, std::uint16_t p, size_type) {
+        if (u.stamp[p] == u.current) return;
+        u.stamp[p] = u.current;
+        u.slot_of[p] = static_cast<std::uint16_t>(u.positions.size());
+        u.positions.push_back(p);
+    });
 }
 
 }  // namespace
@@ -89,7 +85,7 @@ std::vector<size_type> group_widths(const TiledEll<V, I>& a, size_type group) {
     std::vector<size_type> widths(static_cast<std::size_t>(a.num_stages() * gwarps), 0);
 #pragma omp parallel
     {
-        GroupUnion<V> u;
+        GroupUnion u;
 #pragma omp for schedule(dynamic, 4)
         for (size_type b = 0; b < a.num_blocks(); ++b)
             for (size_type s = a.buffdispl[b]; s < a.buffdispl[b + 1]; ++s)
@@ -174,7 +170,8 @@ public:
     void make(const TiledEll<V, I>& a, size_type s, size_type gw, size_type width) {
         region_.clear(width * w);
         for (size_type lane = 0; lane < w; ++lane) {
-            collect_union(a, s, (gw * w + lane) * G, G, u_);
+            const size_type first_row = (gw * w + lane) * G;
+            collect_union(a, s, first_row, G, u_);
             if (banks_ > 0) {
                 diagonal_.place(u_.positions, static_cast<int>(lane), banks_, row_of_);
             } else {
@@ -185,18 +182,20 @@ public:
                 region_.as_made[i * w + lane] = u_.positions[i];
                 region_.index[row_of_[i] * w + lane] = u_.positions[i];
             }
-            for (const auto& x : u_.entries) region_.payload[row_of_[x.slot] * w + lane][x.g] = stored_value<Store>(a, x.tiled);
+            for_each_group_entry(a, s, first_row, G, [&](size_type g, std::uint16_t p, size_type e) {
+                region_.payload[row_of_[u_.slot_of[p]] * w + lane][g] = stored_value<Store>(a, e);
+            });
         }
     }
 
     /// The sweep of order_slots_for_banks where it does better than the diagonal spread, padding
     /// on shared indices; the wavefronts as made and as ordered.
     std::pair<long long, long long> order(size_type width) {
-        const long long before = detail::region_wavefronts(region_.as_made.data(), static_cast<int>(width), cost_);
-        order_.run(region_.index.data(), region_.payload.data(), static_cast<int>(width), cost_);
-        // Padding on shared indices (done already where the sweep kept its order).
+        const long long made = detail::region_wavefronts(region_.as_made.data(), static_cast<int>(width), cost_);
+        const auto [spread, ordered] = order_.run(region_.index.data(), region_.payload.data(), static_cast<int>(width), cost_);
+        if (ordered < spread) return {made, ordered};  // the sweep's order, padding shared already
         detail::share_padding(region_.index.data(), region_.payload.data(), static_cast<int>(width), banks_);
-        return {before, detail::region_wavefronts(region_.index.data(), static_cast<int>(width), cost_)};
+        return {made, detail::region_wavefronts(region_.index.data(), static_cast<int>(width), cost_)};
     }
 
     /// The region into the slots from m0 on.
@@ -210,7 +209,7 @@ public:
 private:
     static constexpr size_type w = GroupedEll<V, I>::warp_size;
     int banks_;
-    GroupUnion<V> u_;
+    GroupUnion u_;
     WarpRegion<Store, G> region_;
     DiagonalBanks diagonal_;
     std::vector<int> row_of_;

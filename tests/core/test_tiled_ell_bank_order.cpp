@@ -3,8 +3,10 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <vector>
 
 #include "core/error.hpp"
+#include "core/formats/bank_order_sweep.hpp"
 #include "core/formats/tiled_ell_bank_order.hpp"
 #include "core/generators.hpp"
 #include "tests/core/tiled_ell_oracle.hpp"
@@ -83,6 +85,37 @@ TEST_CASE("the bank order improves a random warp and keeps half values", "[tiled
     const BankOrder order = order_slots_for_banks(t);
     CHECK(order.wavefronts_after < 0.75 * order.wavefronts_before);
     check_same_matrix(t, a);
+}
+
+TEST_CASE("the bank order's sweep keeps a lane's repeated index in slot order", "[tiled_ell][bank_order]") {
+    // A warp of 3 slot rows where lane 0 holds index 32 twice (an entry, then a zero as shared
+    // padding leaves it): its lanes are sorted by keys, not bits, and stably. As made: row 0 has
+    // 32 and 64 on bank 0 beside padding's 0 (3 wavefronts), row 1 1 and 2 (1), row 2 32 and 0 (2).
+    constexpr int lanes = detail::bank_order_lanes, width = 3;
+    std::vector<std::uint16_t> index(width * lanes, 0);
+    std::vector<float> value(width * lanes, 0.0f);
+    const auto put = [&](int row, int lane, std::uint16_t i, float v) {
+        index[row * lanes + lane] = i;
+        value[row * lanes + lane] = v;
+    };
+    put(0, 0, 32, 5.0f), put(1, 0, 1, 6.0f), put(2, 0, 32, 0.0f);
+    put(0, 1, 64, 7.0f), put(1, 1, 2, 8.0f);
+    detail::RowCost cost(32);
+    detail::WarpOrder<float> order(32);
+    const auto [before, after] = order.run(index.data(), value.data(), width, cost);
+    CHECK(before == 6);
+    CHECK(after == 4);
+    // Lane 0: 1, then 32 with its value before the zero; lane 1: 2, then 64.
+    CHECK(index[0] == 1);
+    CHECK(value[0] == 6.0f);
+    CHECK(index[lanes] == 32);
+    CHECK(value[lanes] == 5.0f);
+    CHECK(index[2 * lanes] == 32);
+    CHECK(value[2 * lanes] == 0.0f);
+    CHECK(index[1] == 2);
+    CHECK(value[1] == 8.0f);
+    CHECK(index[lanes + 1] == 64);
+    CHECK(value[lanes + 1] == 7.0f);
 }
 
 TEST_CASE("the bank order leaves warps wider than its limit as they are", "[tiled_ell][bank_order]") {
