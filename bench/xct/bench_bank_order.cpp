@@ -46,7 +46,7 @@ nlohmann::json group_and_report(const char* name, const TiledEll<float, Index>& 
     const GroupedEll<float, Index> grouped = group_rows(m, group, &order);
     const double seconds = timer.seconds();
     std::printf("%-3s groups of %lld: slot rows %12lld  nonzeros per staged read %.3f  padding %.1f%%  wavefronts per "
-                "slot row %.3f -> %.3f  (host %.2f s)\n",
+                "quarter warp %.3f -> %.3f  (host %.2f s)\n",
                 name, static_cast<long long>(group), static_cast<long long>(grouped.slots()),
                 grouped.entries_per_slot(), 100.0 * grouped.padding_overhead(), order.wavefronts_before,
                 order.wavefronts_after, seconds);

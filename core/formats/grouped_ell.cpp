@@ -282,7 +282,7 @@ GroupedEll<V, I> group_rows(const TiledEll<V, I>& a, size_type group, BankOrder*
     out.index.resize(static_cast<std::size_t>(out.slots() * w));
     const auto stored = static_cast<std::size_t>(out.slots() * group * w);
     a.stores_half() ? out.half_values.resize(stored) : out.values.resize(stored);
-    const int banks = bank_order ? bank_lanes(sizeof(V)) : 0;
+    const int banks = bank_order ? grouped_bank_groups : 0;
     const auto [before, after] = fill_all(out, a, banks);
     if (bank_order) {
         const double rows = double(std::max<size_type>(1, out.slots()));

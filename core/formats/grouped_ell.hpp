@@ -65,6 +65,11 @@ struct GroupedEll {
     double entries_per_slot() const { return slots() ? double(nnz) / double(slots() * warp_size) : 0.0; }
 };
 
+/// The bank model of the row groups' bank order: the cuda kernel reads a staged entry's values
+/// in 16-byte chunks, and eight lanes' 16-byte reads take one wavefront when their entries'
+/// positions differ mod 8 (core/cuda/kernels/stage_entries.hpp), whatever the value type.
+constexpr int grouped_bank_groups = 8;
+
 /// Threads a block of the cuda row-group kernel may have (block_rows / group): 128 registers each.
 constexpr size_type grouped_ell_max_threads = 512;
 
@@ -81,9 +86,9 @@ void check_row_groups(size_type group, size_type block_rows);
 /// The row-group form of `a` (blocks converted in parallel): `group` rows per thread, 1, 2, 4
 /// or 8, dividing a.config.block_rows / 32; half values stay half. Throws
 /// InvalidInput for another group or a matrix without slots (a layout), naming the value.
-/// With `bank_order`, each (stage, warp)'s slots are then ordered for the shared-memory banks of
-/// sizeof(ValueType)-byte staged values by order_slots_for_banks's sweep (a slot's group of
-/// values moves with its index) and the mean wavefronts per slot row before and after go there.
+/// With `bank_order`, each (stage, warp)'s slots are then ordered by order_slots_for_banks's sweep
+/// for grouped_bank_groups (a slot's group of values moves with its index), and the mean
+/// wavefronts per quarter warp of a slot row before and after go there (1: none conflicts).
 template <typename ValueType, typename IndexType>
 GroupedEll<ValueType, IndexType> group_rows(const TiledEll<ValueType, IndexType>& a, size_type group,
                                             BankOrder* bank_order = nullptr);

@@ -81,17 +81,21 @@ void build_operator(RunContext<V>& c) {
 
 namespace {
 
-// ", bank order: shared-memory wavefronts per slot row A 1.78 -> 1.17 (0.05 s), A^T ...".
+// ", bank order: shared-memory wavefronts per slot row A 1.78 -> 1.17 (0.05 s), A^T ..." (row
+// groups: "per quarter warp of a slot row", their kernel's 16-byte reads).
 void log_bank_order(std::ostream& log, const nlohmann::json& info) {
     std::string text;
+    bool groups = false;
     for (const char* m : {"A", "At"}) {
+        if (info.contains(m) && info[m].is_object() && info[m].contains("row_groups")) groups = true;
         if (!info.contains(m) || !info[m].is_object() || !info[m].contains("bank_order")) continue;
         const auto& b = info[m]["bank_order"];
         text += std::string(text.empty() ? "" : ", ") + (m[1] ? "A^T " : "A ") +
                 fixed(b["wavefronts_before"].get<double>(), 2) + " -> " + fixed(b["wavefronts_after"].get<double>(), 2) +
                 " (" + fixed(b["seconds"].get<double>(), 2) + " s)";
     }
-    if (!text.empty()) log << ", bank order: shared-memory wavefronts per slot row " << text;
+    if (!text.empty())
+        log << ", bank order: shared-memory wavefronts per " << (groups ? "quarter warp of a " : "") << "slot row " << text;
 }
 
 // ", row groups of 4: entries per staged read A 3.10, A^T 2.95, padding A 31.0% A^T 28.2% (0.40 s)".

@@ -1,8 +1,9 @@
-// The tiled ELL product on row groups (core/formats/grouped_ell.hpp): staged as the tiled ELL
-// kernel stages, but each thread owns G consecutive rows, so one read of a staged value from
-// shared memory feeds G multiply-adds. The tiled kernel reads one staged value per
-// multiply-add, and shared memory's 128 bytes per clock per SM bound it (xct's 1024² case ran
-// at 7.67 TFLOP/s on an H200, 60 % of that bound).
+// The tiled ELL product on row groups (core/formats/grouped_ell.hpp): each thread owns G
+// consecutive rows, so one read of a staged value from shared memory feeds G multiply-adds. The
+// tiled kernel reads one staged value per multiply-add, and shared memory's 128 bytes per clock
+// per SM bound it (xct's 1024² case ran at 7.67 TFLOP/s on an H200, 60 % of that bound). With G
+// multiply-adds a read, instructions bound this kernel instead, so B's rows are staged entry by
+// entry (stage_entries.hpp) and read 16 bytes at a time at addresses fixed by the entry.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -10,7 +11,7 @@
 
 #include "core/cuda/device_spmm.hpp"
 #include "core/cuda/kernels/spmm_launch.hpp"
-#include "core/cuda/kernels/stage_rows.hpp"
+#include "core/cuda/kernels/stage_entries.hpp"
 #include "core/cuda/kernels/tiled_ell_args.hpp"
 #include "core/cuda/runtime/cuda_check.hpp"
 #include "core/cuda/runtime/device_code.hpp"
@@ -28,46 +29,57 @@ constexpr int warp_size = 32;
 // spills with it, ptxas -v).
 constexpr int grouped_max_threads = static_cast<int>(grouped_ell_max_threads);
 
+using detail::Chunk16;
+using detail::EntryLayout;
 using detail::TiledArgs;
 using detail::slot_value;
 
-// Slots whose index and G values a lane loads before it sums them.
-constexpr int group_slots_in_flight = 2;
+// Slots whose index and G values a lane loads before it sums them: two, or one for double (two
+// slots' chunks of doubles spilled 8-32 bytes in the variants at 128 registers, ptxas -v).
+template <typename V>
+constexpr int group_slots_in_flight = sizeof(V) == 4 ? 2 : 1;
 
-// acc[g][kk] += values(m, g)·buf[kk·stride + index(m)] over this lane's slots [first, end).
+// acc[g][kk] += values(m, g)·B[map[index(m)], k0 + kk] over one slot: the entry's chunks from
+// shared memory (EntryLayout), G multiply-adds for each value.
+template <int R, int G, typename V>
+__device__ __forceinline__ void sum_slot(V (&acc)[G][R], const V (&v)[G], SharedPtr<V> buf, int entry) {
+    using Layout = EntryLayout<R, V>;
+    const SharedPtr<V> first = buf + entry * R;
+    const int swizzle = Layout::swizzle(entry);
+#pragma unroll
+    for (int c = 0; c < Layout::chunks; ++c) {
+        const Chunk16<V> x = *pointer_cast<Chunk16<V>>(first + (c * Layout::per ^ swizzle));
+#pragma unroll
+        for (int j = 0; j < Layout::per; ++j)
+#pragma unroll
+            for (int g = 0; g < G; ++g) acc[g][c * Layout::per + j] += v[g] * x.v[j];
+    }
+}
+
+// sum_slot over this lane's slots [first, end), group_slots_in_flight slots' index and values
+// loaded before they are summed.
 template <int R, int G, typename V, typename I>
 __device__ __forceinline__ void sum_group_slots(V (&acc)[G][R], const TiledArgs<V, I>& a, SharedPtr<V> buf,
-                                                int stride, int lane, size_type first, size_type end) {
+                                                int lane, size_type first, size_type end) {
     size_type m = first;
-    for (; m + group_slots_in_flight <= end; m += group_slots_in_flight) {
-        int idx[group_slots_in_flight];
-        V v[group_slots_in_flight][G];
+    constexpr int in_flight = group_slots_in_flight<V>;
+    for (; m + in_flight <= end; m += in_flight) {
+        int idx[in_flight];
+        V v[in_flight][G];
 #pragma unroll
-        for (int u = 0; u < group_slots_in_flight; ++u) {
+        for (int u = 0; u < in_flight; ++u) {
             idx[u] = a.index[(m + u) * warp_size + lane];
 #pragma unroll
             for (int g = 0; g < G; ++g) v[u][g] = slot_value(a, ((m + u) * G + g) * warp_size + lane);
         }
 #pragma unroll
-        for (int u = 0; u < group_slots_in_flight; ++u)
-#pragma unroll
-            for (int kk = 0; kk < R; ++kk) {
-                const V x = buf[kk * stride + idx[u]];
-#pragma unroll
-                for (int g = 0; g < G; ++g) acc[g][kk] += v[u][g] * x;
-            }
+        for (int u = 0; u < in_flight; ++u) sum_slot<R, G>(acc, v[u], buf, idx[u]);
     }
     for (; m < end; ++m) {
-        const int idx = a.index[m * warp_size + lane];
         V v[G];
 #pragma unroll
         for (int g = 0; g < G; ++g) v[g] = slot_value(a, (m * G + g) * warp_size + lane);
-#pragma unroll
-        for (int kk = 0; kk < R; ++kk) {
-            const V x = buf[kk * stride + idx];
-#pragma unroll
-            for (int g = 0; g < G; ++g) acc[g][kk] += v[g] * x;
-        }
+        sum_slot<R, G>(acc, v, buf, a.index[m * warp_size + lane]);
     }
 }
 
@@ -83,7 +95,6 @@ __global__ void __launch_bounds__(grouped_max_threads, 1)
     const size_type k0 = k_first + static_cast<size_type>(blockIdx.x) % tiles * R;
     const int active = k_end - k0 < R ? static_cast<int>(k_end - k0) : R;
     const int lane = threadIdx.x % warp_size, warp = threadIdx.x / warp_size;
-    const int stride = a.stage_stride;
 
     V acc[G][R];
 #pragma unroll
@@ -94,11 +105,10 @@ __global__ void __launch_bounds__(grouped_max_threads, 1)
     const size_type stage_end = a.buffdispl[block + 1];
     for (size_type s = a.buffdispl[block]; s < stage_end; ++s) {
         const size_type m0 = a.mapdispl[s];
-        detail::stage_rows<R, Wide>(buf, a.map + m0, static_cast<int>(a.mapdispl[s + 1] - m0), stride, b + k0, ldb,
-                                    active);
+        detail::stage_entries<R, Wide>(buf, a.map + m0, static_cast<int>(a.mapdispl[s + 1] - m0), b + k0, ldb, active);
         __syncthreads();
         const size_type* wd = a.warpdispl + s * a.warps_per_block + warp;
-        sum_group_slots<R, G>(acc, a, buf, stride, lane, wd[0], wd[1]);
+        sum_group_slots<R, G>(acc, a, buf, lane, wd[0], wd[1]);
         __syncthreads();  // the next stage overwrites the buffer
     }
 
@@ -205,8 +215,7 @@ TiledEllLaunch spmm_grouped_ell(const DeviceGroupedEll<V, I>& a, InputView<V> b,
     const detail::DeviceLimits limits = detail::current_device_limits();
     TiledEllLaunch launch;
     launch.register_factor = grouped_factor(a.group(), static_cast<size_type>(sizeof(V)), register_factor);
-    launch.shared_bytes = static_cast<size_type>(detail::stage_stride(a.max_stage_entries())) *
-                          launch.register_factor * static_cast<size_type>(sizeof(V));
+    launch.shared_bytes = a.max_stage_entries() * launch.register_factor * static_cast<size_type>(sizeof(V));
     launch.block_threads = threads;
     launch.tail_launches = b.cols % launch.register_factor != 0 && b.cols > launch.register_factor ? 1 : 0;
     if (launch.shared_bytes > limits.shared_per_block_optin)
