@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -198,12 +199,12 @@ public:
         return {made, detail::region_wavefronts(region_.index.data(), static_cast<int>(width), cost_)};
     }
 
-    /// The region into the slots from m0 on.
+    /// The region into the slots from m0 on (its payload is already in the values' order).
     void write(GroupedEll<V, I>& out, Store* values, size_type m0, size_type width) const {
+        using Payload = typename WarpRegion<Store, G>::Payload;
+        static_assert(sizeof(Payload) == G * sizeof(Store), "a slot's values lie together");
         std::copy(region_.index.begin(), region_.index.end(), out.index.begin() + m0 * w);
-        for (size_type m = 0; m < width; ++m)
-            for (size_type lane = 0; lane < w; ++lane)
-                for (int g = 0; g < G; ++g) values[((m0 + m) * G + g) * w + lane] = region_.payload[m * w + lane][g];
+        std::memcpy(values + m0 * w * G, region_.payload.data(), static_cast<std::size_t>(width * w) * sizeof(Payload));
     }
 
 private:
@@ -305,7 +306,7 @@ Csr<V, I> csr_from_grouped_ell(const GroupedEll<V, I>& a) {
                 for (size_type m = a.warpdispl[s * gwarps + t / w]; m < a.warpdispl[s * gwarps + t / w + 1]; ++m)
                     for (size_type g = 0; g < group; ++g) {
                         const size_type row = b * a.block_rows + t * group + g;
-                        const V v = a.value((m * group + g) * w + t % w);
+                        const V v = a.value((m * w + t % w) * group + g);
                         if (row >= a.rows || v == V{0}) continue;
                         coo.row.push_back(static_cast<I>(row));
                         coo.col.push_back(a.map[a.mapdispl[s] + a.index[m * w + t % w]]);
@@ -334,7 +335,7 @@ void spmm(const GroupedEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const
                     for (size_type m = a.warpdispl[s * gwarps + t / w]; m < a.warpdispl[s * gwarps + t / w + 1]; ++m) {
                         const size_type col = a.map[a.mapdispl[s] + a.index[m * w + t % w]];
                         for (size_type g = 0; g < group; ++g)
-                            sum[t * group + g] += a.value((m * group + g) * w + t % w) * b(col, j);
+                            sum[t * group + g] += a.value((m * w + t % w) * group + g) * b(col, j);
                     }
             for (size_type r = 0; r < a.block_rows && first_row + r < a.rows; ++r)
                 c(first_row + r, j) = epilogue.apply(sum[r], c(first_row + r, j));

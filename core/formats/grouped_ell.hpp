@@ -24,7 +24,8 @@ namespace tessel {
 /// b*block_rows + t*group + g (g < group); warp w holds threads 32w ... 32w+31. Within stage s,
 /// warp w owns slots warpdispl[s*warps_per_block + w] .. warpdispl[s*warps_per_block + w + 1]-1;
 /// slot m, lane r has one 16-bit position in the stage's buffer, index[m*32 + r], and the group's
-/// values at that column, values[(m*group + g)*32 + r] (0 for a row without it). A lane's slots
+/// values at that column together, values[(m*32 + r)*group + g] (0 for a row without it: the
+/// cuda kernel loads them as one 16-byte load for four floats). A lane's slots
 /// of a stage are its rows' union of columns (in order of first appearance); padding slots hold
 /// index 0 and values 0. Half values stay half (`half_values`, as the tiled ELL matrix had them).
 template <typename ValueType, typename IndexType>
@@ -46,7 +47,7 @@ struct GroupedEll {
     LargeArray<std::uint16_t> half_values;  // slots * group * 32 in IEEE half, or empty
 
     bool stores_half() const { return !half_values.empty(); }
-    /// Value e ((m*group + g)*32 + r) in ValueType, whichever way it is stored.
+    /// Value e ((m*32 + r)*group + g) in ValueType, whichever way it is stored.
     ValueType value(size_type e) const {
         return stores_half() ? ValueType(half_to_float(half_values[e])) : values[e];
     }

@@ -3,7 +3,8 @@
 // tiled kernel reads one staged value per multiply-add, and shared memory's 128 bytes per clock
 // per SM bound it (xct's 1024² case ran at 7.67 TFLOP/s on an H200, 60 % of that bound). With G
 // multiply-adds a read, instructions bound this kernel instead, so B's rows are staged entry by
-// entry (stage_entries.hpp) and read 16 bytes at a time at addresses fixed by the entry.
+// entry (stage_entries.hpp) and read 16 bytes at a time at addresses fixed by the entry, and a
+// slot's G values, stored together, come in loads of up to 16 bytes.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -32,7 +33,6 @@ constexpr int grouped_max_threads = static_cast<int>(grouped_ell_max_threads);
 using detail::Chunk16;
 using detail::EntryLayout;
 using detail::TiledArgs;
-using detail::slot_value;
 
 // Slots whose index and G values a lane loads before it sums them: two, or one for double (two
 // slots' chunks of doubles spilled 8-32 bytes in the variants at 128 registers, ptxas -v).
@@ -56,6 +56,48 @@ __device__ __forceinline__ void sum_slot(V (&acc)[G][R], const V (&v)[G], Shared
     }
 }
 
+// Up to 16 bytes of a slot's G values in one load (four floats, eight halves).
+template <int G, typename S>
+struct GroupPiece {
+    static constexpr int bytes = G * sizeof(S) < 16 ? G * static_cast<int>(sizeof(S)) : 16;
+    static constexpr int per = bytes / static_cast<int>(sizeof(S));  // values per load
+    struct alignas(bytes) Load {
+        S v[per];
+    };
+};
+
+// A stored value as V: fp16 bits widened.
+template <typename V, typename S>
+__device__ __forceinline__ V widen(S x) {
+    if constexpr (std::is_same_v<S, std::uint16_t>)
+        return V(__half2float(__ushort_as_half(x)));
+    else
+        return x;
+}
+
+// The G values of slot and lane `slot_lane` (stored together: values[slot_lane*G + g]) in
+// GroupPiece loads.
+template <int G, typename S, typename V>
+__device__ __forceinline__ void load_group_as(V (&v)[G], const S* __restrict__ stored, size_type slot_lane) {
+    using Piece = GroupPiece<G, S>;
+    const auto* pieces = reinterpret_cast<const typename Piece::Load*>(stored + slot_lane * G);
+#pragma unroll
+    for (int q = 0; q < G / Piece::per; ++q) {
+        const typename Piece::Load x = pieces[q];
+#pragma unroll
+        for (int j = 0; j < Piece::per; ++j) v[q * Piece::per + j] = widen<V>(x.v[j]);
+    }
+}
+
+// The same from A's values as stored, half or V: a uniform branch (every thread takes one side).
+template <int G, typename V, typename I>
+__device__ __forceinline__ void load_group(V (&v)[G], const TiledArgs<V, I>& a, size_type slot_lane) {
+    if (a.half_values)
+        load_group_as<G>(v, a.half_values, slot_lane);
+    else
+        load_group_as<G>(v, a.values, slot_lane);
+}
+
 // sum_slot over this lane's slots [first, end), group_slots_in_flight slots' index and values
 // loaded before they are summed.
 template <int R, int G, typename V, typename I>
@@ -69,16 +111,14 @@ __device__ __forceinline__ void sum_group_slots(V (&acc)[G][R], const TiledArgs<
 #pragma unroll
         for (int u = 0; u < in_flight; ++u) {
             idx[u] = a.index[(m + u) * warp_size + lane];
-#pragma unroll
-            for (int g = 0; g < G; ++g) v[u][g] = slot_value(a, ((m + u) * G + g) * warp_size + lane);
+            load_group<G>(v[u], a, (m + u) * warp_size + lane);
         }
 #pragma unroll
         for (int u = 0; u < in_flight; ++u) sum_slot<R, G>(acc, v[u], buf, idx[u]);
     }
     for (; m < end; ++m) {
         V v[G];
-#pragma unroll
-        for (int g = 0; g < G; ++g) v[g] = slot_value(a, (m * G + g) * warp_size + lane);
+        load_group<G>(v, a, m * warp_size + lane);
         sum_slot<R, G>(acc, v, buf, a.index[m * warp_size + lane]);
     }
 }
