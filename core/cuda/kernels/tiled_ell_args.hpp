@@ -43,7 +43,8 @@ TiledArgs<V, I> tiled_args(const DeviceTiledEll<V, I>& a) {
 }
 
 /// The same arrays of a matrix of row groups (core/formats/grouped_ell.hpp): its blocks have
-/// block_rows / group threads, its values group per slot.
+/// block_rows / group threads, its values group per slot (its kernel stages B entry by entry,
+/// stage_entries.hpp, and does not use stage_stride).
 template <typename V, typename I>
 TiledArgs<V, I> grouped_args(const DeviceGroupedEll<V, I>& a) {
     return {a.rows(),      a.block_rows(), a.warps_per_block(), a.buffdispl(),   a.mapdispl(), a.map(),
