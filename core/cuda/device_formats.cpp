@@ -43,15 +43,7 @@ void DeviceCsr<V, I>::update_values(const Csr<V, I>& host, cudaStream_t stream) 
 
 template <typename V, typename I>
 DeviceTiledEll<V, I>::DeviceTiledEll(const TiledEll<V, I>& host, cudaStream_t stream)
-    : rows_(host.rows), cols_(host.cols), nnz_(host.nnz), block_rows_(host.config.block_rows),
-      num_blocks_(host.num_blocks()), max_stage_entries_(host.max_stage_entries()),
-      buffdispl_(host.buffdispl.data(), static_cast<size_type>(host.buffdispl.size()), stream),
-      mapdispl_(host.mapdispl.data(), static_cast<size_type>(host.mapdispl.size()), stream),
-      map_(host.map.data(), static_cast<size_type>(host.map.size()), stream),
-      warpdispl_(host.warpdispl.data(), static_cast<size_type>(host.warpdispl.size()), stream),
-      index_(host.index.data(), static_cast<size_type>(host.index.size()), stream),
-      values_(host.values.data(), static_cast<size_type>(host.values.size()), stream),
-      half_values_(host.half_values.data(), static_cast<size_type>(host.half_values.size()), stream) {
+    : DeviceStagedSlots<V, I>(host, host.config.block_rows, stream) {
     TESSEL_ENSURE_DIMS(host.index.size() == (host.stores_half() ? host.half_values.size() : host.values.size()) &&
                            static_cast<size_type>(host.warpdispl.size()) ==
                                host.num_stages() * host.warps_per_block() + 1,
@@ -60,15 +52,7 @@ DeviceTiledEll<V, I>::DeviceTiledEll(const TiledEll<V, I>& host, cudaStream_t st
 
 template <typename V, typename I>
 DeviceGroupedEll<V, I>::DeviceGroupedEll(const GroupedEll<V, I>& host, cudaStream_t stream)
-    : rows_(host.rows), cols_(host.cols), nnz_(host.nnz), block_rows_(host.block_rows), group_(host.group),
-      num_blocks_(host.num_blocks()), max_stage_entries_(host.max_stage_entries()),
-      buffdispl_(host.buffdispl.data(), static_cast<size_type>(host.buffdispl.size()), stream),
-      mapdispl_(host.mapdispl.data(), static_cast<size_type>(host.mapdispl.size()), stream),
-      map_(host.map.data(), static_cast<size_type>(host.map.size()), stream),
-      warpdispl_(host.warpdispl.data(), static_cast<size_type>(host.warpdispl.size()), stream),
-      index_(host.index.data(), static_cast<size_type>(host.index.size()), stream),
-      values_(host.values.data(), static_cast<size_type>(host.values.size()), stream),
-      half_values_(host.half_values.data(), static_cast<size_type>(host.half_values.size()), stream) {
+    : DeviceStagedSlots<V, I>(host, host.block_rows, stream), group_(host.group) {
     TESSEL_ENSURE_DIMS(host.values.size() + host.half_values.size() ==
                                host.index.size() * static_cast<std::size_t>(host.group) &&
                            static_cast<size_type>(host.warpdispl.size()) ==
@@ -85,18 +69,13 @@ double DeviceGroupedEll<V, I>::bytes() const {
 
 template <typename V, typename I>
 DeviceTiledEll<V, I>::DeviceTiledEll(const TiledEll<V, I>& layout, const DeviceTiledEll& a, cudaStream_t stream)
-    : rows_(layout.rows), cols_(layout.cols), nnz_(layout.nnz), block_rows_(layout.config.block_rows),
-      num_blocks_(layout.num_blocks()), max_stage_entries_(layout.max_stage_entries()),
-      buffdispl_(layout.buffdispl.data(), static_cast<size_type>(layout.buffdispl.size()), stream),
-      mapdispl_(layout.mapdispl.data(), static_cast<size_type>(layout.mapdispl.size()), stream),
-      map_(layout.map.data(), static_cast<size_type>(layout.map.size()), stream),
-      warpdispl_(layout.warpdispl.data(), static_cast<size_type>(layout.warpdispl.size()), stream),
-      index_(layout_stored(layout)) {
+    : DeviceStagedSlots<V, I>(layout, layout.config.block_rows, stream) {  // no slots yet: index and values empty
     TESSEL_ENSURE_DIMS(layout.rows == a.cols() && layout.cols == a.rows() &&
                            static_cast<size_type>(layout.warpdispl.size()) ==
                                layout.num_stages() * layout.warps_per_block() + 1,
                        "DeviceTiledEll: the layout is not that of the matrix's transpose");
     const bool half = a.half_values() != nullptr;
+    index_ = DeviceBuffer<std::uint16_t>(layout_stored(layout));
     if (half)
         half_values_ = DeviceBuffer<std::uint16_t>(layout_stored(layout));
     else

@@ -14,6 +14,7 @@
 #include "core/formats/bank_order_sweep.hpp"
 #include "core/formats/coo.hpp"
 #include "core/instantiate.hpp"
+#include "core/kernels/spmm_kernels.hpp"
 
 namespace tessel {
 
@@ -319,10 +320,7 @@ namespace reference {
 
 template <typename V, typename I>
 void spmm(const GroupedEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& epilogue) {
-    TESSEL_ENSURE_DIMS(a.cols == b.rows && a.rows == c.rows && b.cols == c.cols,
-                       "spmm: A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + ", B is " +
-                           std::to_string(b.rows) + "x" + std::to_string(b.cols) + ", C is " +
-                           std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    check_spmm_dims(a.rows, a.cols, b, c);
     constexpr size_type w = GroupedEll<V, I>::warp_size;
     const size_type gwarps = a.warps_per_block(), group = a.group;
     std::vector<V> sum(static_cast<std::size_t>(a.block_rows));

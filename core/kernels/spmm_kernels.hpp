@@ -6,8 +6,11 @@
 // other layouts. Instantiated for {float, double} x {int32_t, int64_t}.
 #pragma once
 
+#include <string>
+
 #include "core/backend.hpp"
 #include "core/dense.hpp"
+#include "core/error.hpp"
 #include "core/formats/csr.hpp"
 #include "core/formats/tiled_ell.hpp"
 #include "core/kernels/epilogue.hpp"
@@ -15,6 +18,16 @@
 namespace tessel {
 
 namespace reference {
+
+/// Throws DimensionMismatch ("spmm: A is RxC, B is ..., C is ...") unless A (rows x cols), B and
+/// C fit together: the references' check of their operands.
+template <typename ValueType>
+void check_spmm_dims(size_type rows, size_type cols, DenseView<const ValueType> b, DenseView<ValueType> c) {
+    TESSEL_ENSURE_DIMS(cols == b.rows && rows == c.rows && b.cols == c.cols,
+                       "spmm: A is " + std::to_string(rows) + "x" + std::to_string(cols) + ", B is " +
+                           std::to_string(b.rows) + "x" + std::to_string(b.cols) + ", C is " +
+                           std::to_string(c.rows) + "x" + std::to_string(c.cols));
+}
 
 /// The oracle: the obvious serial triple loop, any layouts.
 template <typename ValueType, typename IndexType>

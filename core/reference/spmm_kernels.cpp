@@ -7,10 +7,7 @@ namespace tessel::reference {
 
 template <typename V, typename I>
 void spmm(const Csr<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& epilogue) {
-    TESSEL_ENSURE_DIMS(a.cols() == b.rows && a.rows() == c.rows && b.cols == c.cols,
-                       "spmm: A is " + std::to_string(a.rows()) + "x" + std::to_string(a.cols()) +
-                           ", B is " + std::to_string(b.rows) + "x" + std::to_string(b.cols) +
-                           ", C is " + std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    check_spmm_dims(a.rows(), a.cols(), b, c);
     for (size_type i = 0; i < a.rows(); ++i)
         for (size_type j = 0; j < b.cols; ++j) {
             V sum = 0;

@@ -9,10 +9,7 @@ namespace tessel::reference {
 
 template <typename V, typename I>
 void spmm(const TiledEll<V, I>& a, DenseView<const V> b, DenseView<V> c, const Epilogue<V>& epilogue) {
-    TESSEL_ENSURE_DIMS(a.cols == b.rows && a.rows == c.rows && b.cols == c.cols,
-                       "spmm: A is " + std::to_string(a.rows) + "x" + std::to_string(a.cols) + ", B is " +
-                           std::to_string(b.rows) + "x" + std::to_string(b.cols) + ", C is " +
-                           std::to_string(c.rows) + "x" + std::to_string(c.cols));
+    check_spmm_dims(a.rows, a.cols, b, c);
     constexpr size_type w = TiledEll<V, I>::warp_size;
     const size_type warps = a.warps_per_block();
     std::vector<V> sum(static_cast<std::size_t>(a.config.block_rows));

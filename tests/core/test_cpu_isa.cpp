@@ -11,21 +11,12 @@
 #include "core/kernels/spgemm.hpp"
 #include "core/kernels/spmm_kernels.hpp"
 #include "core/kernels/tiled_ell_tiles.hpp"
+#include "tests/core/count_far.hpp"
 
 using namespace tessel;
+using test::count_far;
 
 namespace {
-
-template <typename V>
-size_type count_far(const DenseMatrix<V>& got, const DenseMatrix<V>& want) {
-    const double tol = std::is_same_v<V, float> ? 1e-4 : 1e-12;
-    size_type bad = 0;
-    for (size_type i = 0; i < want.rows(); ++i)
-        for (size_type j = 0; j < want.cols(); ++j)
-            if (!(std::abs(double(got(i, j)) - double(want(i, j))) <= tol * (1.0 + std::abs(double(want(i, j))))))
-                ++bad;
-    return bad;
-}
 
 // Empty rows, rows that do not divide a warp, one long row, long ELL rows (slot order).
 template <typename V, typename I>

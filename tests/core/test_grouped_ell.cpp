@@ -13,8 +13,10 @@
 #include "core/formats/tiled_ell_transpose.hpp"
 #include "core/generators.hpp"
 #include "core/kernels/spmm_kernels.hpp"
+#include "tests/core/count_far.hpp"
 
 using namespace tessel;
+using test::count_far;
 
 namespace {
 
@@ -54,16 +56,6 @@ double quarter_warp_wavefronts(const GroupedEll<float, std::int32_t>& g) {
         total += static_cast<long long>(worst);
     }
     return g.slots() ? double(total) / double(g.slots()) : 0.0;
-}
-
-template <typename V>
-size_type count_far(const DenseMatrix<V>& got, const DenseMatrix<V>& want) {
-    const double tol = std::is_same_v<V, float> ? 1e-4 : 1e-12;
-    size_type bad = 0;
-    for (size_type i = 0; i < want.rows(); ++i)
-        for (size_type j = 0; j < want.cols(); ++j)
-            if (std::abs(double(got(i, j)) - double(want(i, j))) > tol * (1.0 + std::abs(double(want(i, j))))) ++bad;
-    return bad;
 }
 
 }  // namespace

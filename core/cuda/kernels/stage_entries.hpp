@@ -33,34 +33,21 @@ struct EntryLayout {
     __device__ static int offset(int n, int c) { return n * R + (c * per ^ swizzle(n)); }
 };
 
-// Stages the block's mapped rows of B for this stage in EntryLayout: Wide (full tiles whose rows
-// start 16-byte aligned) 16 bytes a turn, loaded and stored whole, else one value a turn (a zero
-// for columns at or past `active`, as stage_rows). Batches of stage_batch turns, then the tail.
+// Stages the block's mapped rows of B for this stage in EntryLayout (stage_pieces): Wide (full
+// tiles whose rows start 16-byte aligned) 16 bytes a turn, loaded and stored whole, else one
+// value a turn (a zero for columns at or past `active`, as stage_rows).
 template <int R, bool Wide, typename V, typename I>
 __device__ __forceinline__ void stage_entries(SharedPtr<V> buf, const I* __restrict__ map, int staged,
                                               const V* __restrict__ bk, size_type ldb, int active) {
     using Piece = StagePiece<R, Wide, V>;
     using Layout = EntryLayout<R, V>;
-    const auto store = [&](int t, const typename Piece::Load& x) {
+    stage_pieces<R, Wide>(map, staged, bk, ldb, active, [&](int t, const typename Piece::Load& x) {
         const int n = t / Piece::per_row, q = t % Piece::per_row;
         if constexpr (Wide)
             *pointer_cast<Chunk16<V>>(buf + Layout::offset(n, q)) = x;
         else
             buf[Layout::offset(n, q / Layout::per) + q % Layout::per] = x;
-    };
-    const int total = staged * Piece::per_row, step = static_cast<int>(blockDim.x);
-    int t = threadIdx.x;
-    for (; t + (stage_batch - 1) * step < total; t += stage_batch * step) {
-        I row[stage_batch];
-#pragma unroll
-        for (int u = 0; u < stage_batch; ++u) row[u] = map[(t + u * step) / Piece::per_row];
-        typename Piece::Load x[stage_batch];
-#pragma unroll
-        for (int u = 0; u < stage_batch; ++u) x[u] = Piece::load(bk, ldb, row[u], t + u * step, active);
-#pragma unroll
-        for (int u = 0; u < stage_batch; ++u) store(t + u * step, x[u]);
-    }
-    for (; t < total; t += step) store(t, Piece::load(bk, ldb, map[t / Piece::per_row], t, active));
+    });
 }
 
 }  // namespace tessel::cuda::detail

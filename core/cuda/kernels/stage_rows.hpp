@@ -52,11 +52,12 @@ struct StagePiece {
     }
 };
 
-// Stages the block's mapped rows of B for this stage into buf[kk*stride + n]: whole batches of
-// stage_batch turns per thread, then the tail (fewer than stage_batch turns) one by one.
-template <int R, bool Wide, typename V, typename I>
-__device__ __forceinline__ void stage_rows(SharedPtr<V> buf, const I* __restrict__ map, int staged, int stride,
-                                           const V* __restrict__ bk, size_type ldb, int active) {
+// Gathers the block's mapped rows of B for this stage, store(t, piece) for each turn t of
+// StagePiece: whole batches of stage_batch turns per thread, then the tail (fewer than
+// stage_batch turns) one by one. The layout in shared memory is the store's.
+template <int R, bool Wide, typename V, typename I, typename Store>
+__device__ __forceinline__ void stage_pieces(const I* __restrict__ map, int staged, const V* __restrict__ bk,
+                                             size_type ldb, int active, Store&& store) {
     using Piece = StagePiece<R, Wide, V>;
     const int total = staged * Piece::per_row, step = static_cast<int>(blockDim.x);
     int t = threadIdx.x;
@@ -68,9 +69,18 @@ __device__ __forceinline__ void stage_rows(SharedPtr<V> buf, const I* __restrict
 #pragma unroll
         for (int u = 0; u < stage_batch; ++u) x[u] = Piece::load(bk, ldb, row[u], t + u * step, active);
 #pragma unroll
-        for (int u = 0; u < stage_batch; ++u) Piece::store(buf, stride, t + u * step, x[u]);
+        for (int u = 0; u < stage_batch; ++u) store(t + u * step, x[u]);
     }
-    for (; t < total; t += step) Piece::store(buf, stride, t, Piece::load(bk, ldb, map[t / Piece::per_row], t, active));
+    for (; t < total; t += step) store(t, Piece::load(bk, ldb, map[t / Piece::per_row], t, active));
+}
+
+// Stages the block's mapped rows of B for this stage into buf[kk*stride + n].
+template <int R, bool Wide, typename V, typename I>
+__device__ __forceinline__ void stage_rows(SharedPtr<V> buf, const I* __restrict__ map, int staged, int stride,
+                                           const V* __restrict__ bk, size_type ldb, int active) {
+    using Piece = StagePiece<R, Wide, V>;
+    stage_pieces<R, Wide>(map, staged, bk, ldb, active,
+                          [&](int t, const typename Piece::Load& x) { Piece::store(buf, stride, t, x); });
 }
 
 // True when every tile of a launch may stage its rows 16 bytes at a time: full tiles whose rows
