@@ -2,9 +2,9 @@
 // consecutive rows, so one read of a staged value from shared memory feeds G multiply-adds. The
 // tiled kernel reads one staged value per multiply-add, and shared memory's 128 bytes per clock
 // per SM bound it (xct's 1024² case ran at 7.67 TFLOP/s on an H200, 60 % of that bound). With G
-// multiply-adds a read, instructions bound this kernel instead, so B's rows are staged entry by
-// entry (stage_entries.hpp) and read 16 bytes at a time at addresses fixed by the entry, and a
-// slot's G values, stored together, come in loads of up to 16 bytes.
+// multiply-adds a read, instructions bound this kernel instead, so B's rows are staged in octets
+// of entries (stage_entries.hpp) and read 16 bytes at a time at fixed distances from an entry's
+// first chunk, and a slot's G values, stored together, come in loads of up to 16 bytes.
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -35,20 +35,20 @@ using detail::EntryLayout;
 using detail::TiledArgs;
 
 // Slots whose index and G values a lane loads before it sums them: two, or one for double (two
-// slots' chunks of doubles spilled 8-32 bytes in the variants at 128 registers, ptxas -v).
-template <typename V>
-constexpr int group_slots_in_flight = sizeof(V) == 4 ? 2 : 1;
+// slots' chunks of doubles spilled 8-32 bytes in the variants at 128 registers, ptxas -v) and for
+// single rows of 32 floats (two slots' eight chunks each spilled 112 bytes).
+template <int G, typename V>
+constexpr int group_slots_in_flight = sizeof(V) == 4 && G > 1 ? 2 : 1;
 
 // acc[g][kk] += values(m, g)·B[map[index(m)], k0 + kk] over one slot: the entry's chunks from
 // shared memory (EntryLayout), G multiply-adds for each value.
 template <int R, int G, typename V>
 __device__ __forceinline__ void sum_slot(V (&acc)[G][R], const V (&v)[G], SharedPtr<V> buf, int entry) {
     using Layout = EntryLayout<R, V>;
-    const SharedPtr<V> first = buf + entry * R;
-    const int swizzle = Layout::swizzle(entry);
+    const SharedPtr<Chunk16<V>> first = pointer_cast<Chunk16<V>>(buf) + Layout::first_chunk(entry);
 #pragma unroll
     for (int c = 0; c < Layout::chunks; ++c) {
-        const Chunk16<V> x = *pointer_cast<Chunk16<V>>(first + (c * Layout::per ^ swizzle));
+        const Chunk16<V> x = first[c * Layout::octet];  // chunk c + 1 is an octet's chunks on
 #pragma unroll
         for (int j = 0; j < Layout::per; ++j)
 #pragma unroll
@@ -75,12 +75,11 @@ __device__ __forceinline__ V widen(S x) {
         return x;
 }
 
-// The G values of slot and lane `slot_lane` (stored together: values[slot_lane*G + g]) in
-// GroupPiece loads.
+// The G values of one slot and lane (stored together) in GroupPiece loads.
 template <int G, typename S, typename V>
-__device__ __forceinline__ void load_group_as(V (&v)[G], const S* __restrict__ stored, size_type slot_lane) {
+__device__ __forceinline__ void load_group(V (&v)[G], const S* __restrict__ stored) {
     using Piece = GroupPiece<G, S>;
-    const auto* pieces = reinterpret_cast<const typename Piece::Load*>(stored + slot_lane * G);
+    const auto* pieces = reinterpret_cast<const typename Piece::Load*>(stored);
 #pragma unroll
     for (int q = 0; q < G / Piece::per; ++q) {
         const typename Piece::Load x = pieces[q];
@@ -89,38 +88,47 @@ __device__ __forceinline__ void load_group_as(V (&v)[G], const S* __restrict__ s
     }
 }
 
-// The same from A's values as stored, half or V: a uniform branch (every thread takes one side).
-template <int G, typename V, typename I>
-__device__ __forceinline__ void load_group(V (&v)[G], const TiledArgs<V, I>& a, size_type slot_lane) {
-    if (a.half_values)
-        load_group_as<G>(v, a.half_values, slot_lane);
-    else
-        load_group_as<G>(v, a.values, slot_lane);
-}
-
-// sum_slot over this lane's slots [first, end), group_slots_in_flight slots' index and values
-// loaded before they are summed.
-template <int R, int G, typename V, typename I>
-__device__ __forceinline__ void sum_group_slots(V (&acc)[G][R], const TiledArgs<V, I>& a, SharedPtr<V> buf,
-                                                int lane, size_type first, size_type end) {
-    size_type m = first;
-    constexpr int in_flight = group_slots_in_flight<V>;
-    for (; m + in_flight <= end; m += in_flight) {
+// sum_slot over `count` slots of this lane: `index` and `stored` (A's values as stored, half or
+// V) at its first slot, group_slots_in_flight slots' index and values loaded before they are
+// summed. The cursors step a pass at a time and the loop ends on one of them: the slots' 64-bit
+// numbers and the addresses made from them took 14 of a pass's 176 instructions at G = 4, R = 16
+// (SASS for sm_90), the cursors take 6.
+template <int R, int G, typename V, typename S>
+__device__ __forceinline__ void sum_slots_from(V (&acc)[G][R], const std::uint16_t* __restrict__ index,
+                                               const S* __restrict__ stored, SharedPtr<V> buf, int count) {
+    constexpr int in_flight = group_slots_in_flight<G, V>;
+    constexpr int step = in_flight * warp_size;  // the cursors' step, in slots times lanes
+    const std::uint16_t* const whole_end = index + count / in_flight * step;
+#pragma unroll 1
+    for (; index != whole_end; index += step, stored += step * G) {
         int idx[in_flight];
         V v[in_flight][G];
 #pragma unroll
         for (int u = 0; u < in_flight; ++u) {
-            idx[u] = a.index[(m + u) * warp_size + lane];
-            load_group<G>(v[u], a, (m + u) * warp_size + lane);
+            idx[u] = index[u * warp_size];
+            load_group<G>(v[u], stored + u * warp_size * G);
         }
 #pragma unroll
         for (int u = 0; u < in_flight; ++u) sum_slot<R, G>(acc, v[u], buf, idx[u]);
     }
-    for (; m < end; ++m) {
+    if (count % in_flight != 0) {  // in_flight is at most two: one slot left at most
         V v[G];
-        load_group<G>(v, a, m * warp_size + lane);
-        sum_slot<R, G>(acc, v, buf, a.index[m * warp_size + lane]);
+        load_group<G>(v, stored);
+        sum_slot<R, G>(acc, v, buf, index[0]);
     }
+}
+
+// The same over this lane's slots [first, end) of A: a uniform branch on how A's values are
+// stored (every thread takes one side).
+template <int R, int G, typename V, typename I>
+__device__ __forceinline__ void sum_group_slots(V (&acc)[G][R], const TiledArgs<V, I>& a, SharedPtr<V> buf,
+                                                int lane, size_type first, size_type end) {
+    const size_type slot_lane = first * warp_size + lane;
+    const int count = static_cast<int>(end - first);
+    if (a.half_values)
+        sum_slots_from<R, G>(acc, a.index + slot_lane, a.half_values + slot_lane * G, buf, count);
+    else
+        sum_slots_from<R, G>(acc, a.index + slot_lane, a.values + slot_lane * G, buf, count);
 }
 
 // One block per row block (blockDim.x == block_rows / G) and column tile, as the tiled kernel:
@@ -255,7 +263,8 @@ TiledEllLaunch spmm_grouped_ell(const DeviceGroupedEll<V, I>& a, InputView<V> b,
     const detail::DeviceLimits limits = detail::current_device_limits();
     TiledEllLaunch launch;
     launch.register_factor = grouped_factor(a.group(), static_cast<size_type>(sizeof(V)), register_factor);
-    launch.shared_bytes = a.max_stage_entries() * launch.register_factor * static_cast<size_type>(sizeof(V));
+    const size_type octets = (a.max_stage_entries() + 7) / 8;  // the staging spans whole octets (EntryLayout)
+    launch.shared_bytes = octets * 8 * launch.register_factor * static_cast<size_type>(sizeof(V));
     launch.block_threads = threads;
     launch.tail_launches = b.cols % launch.register_factor != 0 && b.cols > launch.register_factor ? 1 : 0;
     if (launch.shared_bytes > limits.shared_per_block_optin)

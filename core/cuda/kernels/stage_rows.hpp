@@ -22,65 +22,77 @@ namespace tessel::cuda::detail {
 // 35 % occupancy).
 constexpr int stage_batch = 4;
 
-// What one thread stages per turn t: Wide (a full tile whose rows start 16-byte aligned) 16
-// bytes of a row, else one value (R consecutive turns read one row's R values; columns at or
-// past `active` are not B's: a zero is staged, read from column 0's address).
+// Where a turn of the staging goes: the stage's entry (its row of B is map[entry]) and the piece
+// of that row (StagePiece).
+struct StageTurn {
+    int entry;
+    int piece;
+};
+
+// What one thread stages per turn: Wide (a full tile whose rows start 16-byte aligned) 16 bytes
+// of a row, else one value (a row's R pieces are its R values; columns at or past `active` are
+// not B's: a zero is staged, read from column 0's address).
 template <int R, bool Wide, typename V>
 struct StagePiece {
     static constexpr int per = Wide ? 16 / static_cast<int>(sizeof(V)) : 1;  // values per load
-    static constexpr int per_row = R / per;                                  // turns per staged row
+    static constexpr int per_row = R / per;                                  // pieces per staged row
     using Load = std::conditional_t<Wide, Chunk16<V>, V>;
 
     template <typename I>
-    __device__ static Load load(const V* __restrict__ bk, size_type ldb, I row, int t, int active) {
+    __device__ static Load load(const V* __restrict__ bk, size_type ldb, I row, int piece, int active) {
         if constexpr (Wide) {
-            return *reinterpret_cast<const Chunk16<V>*>(bk + static_cast<size_type>(row) * ldb + (t % per_row) * per);
+            return *reinterpret_cast<const Chunk16<V>*>(bk + static_cast<size_type>(row) * ldb + piece * per);
         } else {
-            const int kk = t % R;
-            const V v = bk[static_cast<size_type>(row) * ldb + (kk < active ? kk : 0)];
-            return kk < active ? v : V(0);
+            const V v = bk[static_cast<size_type>(row) * ldb + (piece < active ? piece : 0)];
+            return piece < active ? v : V(0);
         }
     }
-    __device__ static void store(SharedPtr<V> buf, int stride, int t, const Load& x) {
-        const int n = t / per_row, q = t % per_row;
+    // The tiled layout: column kk of entry n at buf[kk*stride + n].
+    __device__ static void store(SharedPtr<V> buf, int stride, StageTurn at, const Load& x) {
         if constexpr (Wide) {
 #pragma unroll
-            for (int j = 0; j < per; ++j) buf[(q * per + j) * stride + n] = x.v[j];
+            for (int j = 0; j < per; ++j) buf[(at.piece * per + j) * stride + at.entry] = x.v[j];
         } else {
-            buf[q * stride + n] = x;
+            buf[at.piece * stride + at.entry] = x;
         }
     }
 };
 
-// Gathers the block's mapped rows of B for this stage, store(t, piece) for each turn t of
-// StagePiece: whole batches of stage_batch turns per thread, then the tail (fewer than
-// stage_batch turns) one by one. The layout in shared memory is the store's.
-template <int R, bool Wide, typename V, typename I, typename Store>
-__device__ __forceinline__ void stage_pieces(const I* __restrict__ map, int staged, const V* __restrict__ bk,
-                                             size_type ldb, int active, Store&& store) {
+// Gathers the block's mapped rows of B for this stage over `turns` turns: turn t loads piece
+// where(t).piece of row map[where(t).entry] and hands it to store(t, where(t), piece); whole
+// batches of stage_batch turns per thread, then the tail (fewer than stage_batch turns) one by
+// one. The order of the turns and the layout in shared memory are the caller's.
+template <int R, bool Wide, typename V, typename I, typename Where, typename Store>
+__device__ __forceinline__ void stage_pieces(const I* __restrict__ map, int turns, const V* __restrict__ bk,
+                                             size_type ldb, int active, Where&& where, Store&& store) {
     using Piece = StagePiece<R, Wide, V>;
-    const int total = staged * Piece::per_row, step = static_cast<int>(blockDim.x);
+    const int step = static_cast<int>(blockDim.x);
     int t = threadIdx.x;
-    for (; t + (stage_batch - 1) * step < total; t += stage_batch * step) {
+    for (; t + (stage_batch - 1) * step < turns; t += stage_batch * step) {
         I row[stage_batch];
 #pragma unroll
-        for (int u = 0; u < stage_batch; ++u) row[u] = map[(t + u * step) / Piece::per_row];
+        for (int u = 0; u < stage_batch; ++u) row[u] = map[where(t + u * step).entry];
         typename Piece::Load x[stage_batch];
 #pragma unroll
-        for (int u = 0; u < stage_batch; ++u) x[u] = Piece::load(bk, ldb, row[u], t + u * step, active);
+        for (int u = 0; u < stage_batch; ++u) x[u] = Piece::load(bk, ldb, row[u], where(t + u * step).piece, active);
 #pragma unroll
-        for (int u = 0; u < stage_batch; ++u) store(t + u * step, x[u]);
+        for (int u = 0; u < stage_batch; ++u) store(t + u * step, where(t + u * step), x[u]);
     }
-    for (; t < total; t += step) store(t, Piece::load(bk, ldb, map[t / Piece::per_row], t, active));
+    for (; t < turns; t += step) {
+        const StageTurn at = where(t);
+        store(t, at, Piece::load(bk, ldb, map[at.entry], at.piece, active));
+    }
 }
 
-// Stages the block's mapped rows of B for this stage into buf[kk*stride + n].
+// Stages the block's mapped rows of B for this stage into buf[kk*stride + n], row by row.
 template <int R, bool Wide, typename V, typename I>
 __device__ __forceinline__ void stage_rows(SharedPtr<V> buf, const I* __restrict__ map, int staged, int stride,
                                            const V* __restrict__ bk, size_type ldb, int active) {
     using Piece = StagePiece<R, Wide, V>;
-    stage_pieces<R, Wide>(map, staged, bk, ldb, active,
-                          [&](int t, const typename Piece::Load& x) { Piece::store(buf, stride, t, x); });
+    stage_pieces<R, Wide>(
+        map, staged * Piece::per_row, bk, ldb, active,
+        [](int t) { return StageTurn{t / Piece::per_row, t % Piece::per_row}; },
+        [&](int, StageTurn at, const typename Piece::Load& x) { Piece::store(buf, stride, at, x); });
 }
 
 // True when every tile of a launch may stage its rows 16 bytes at a time: full tiles whose rows
