@@ -36,9 +36,9 @@ grep -E 'Duration|Issue Slots Busy|Executed Ipc Active|Shared Memory|L2 Cache Th
   "$out/ncu-groups.txt" | sed 's/ \{3,\}/ /g' | cut -c1-110 | head -30
 cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
 if [ -x "$cuobjdump" ]; then
-  for lib in "$B"/core/libtessel_core*.so "$B"/core/libtessel_core*.a; do
-    [ -e "$lib" ] && "$cuobjdump" -sass "$lib" 2>/dev/null
-  done | python3 "$(dirname "$0")/sass_loops.py" --kernel '(grouped|tiled)_ell_kernel<(4, 16|16), (true|false), (1, )?float' \
+  # Every inner loop: fp32 and half-value loops of one kernel are separate loops.
+  "$cuobjdump" -sass "$B/apps/xct/tessel-xct" 2>/dev/null |
+    python3 "$(dirname "$0")/sass_loops.py" --all --kernel '(grouped|tiled)_ell_kernel<(4, 16|16), true, (1, )?float, int' \
     > "$out/sass-loops.txt"
   cat "$out/sass-loops.txt"
 fi
