@@ -6,8 +6,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${TESSEL_SIM_DIR:-$root/build-sim}
-targets=(tessel-test-core tessel-test-cuda-sim tessel-test-abcd tessel-abcd-test-problems tessel-test-mpi-dist tessel-test-spdnn tessel-spdnn-traffic-check
-         tessel-xct tessel-xct-test-tool tessel-spdnn tessel-abcd)
+source "$root/scripts/cuda_programs.sh"
+targets=("${cuda_test_programs[@]}")
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
 start=$(date +%s)

@@ -16,13 +16,12 @@ start=$(date +%s)
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTESSEL_ENABLE_CUDA=ON -DCMAKE_CUDA_COMPILER="$nvcc" \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DTESSEL_BUILD_BENCHMARKS=ON "${launcher[@]}" > "$build.configure.log" 2>&1 ||
   { tail -20 "$build.configure.log" >&2; exit 1; }
-# The targets: the programs of the cuda tests (the list scripts/test-cuda-sim.sh builds, those this
-# configuration has), the apps, bench/gpu's and bench/xct's.
-wanted="tessel-test-core tessel-test-abcd tessel-abcd-test-problems tessel-test-mpi-dist tessel-test-spdnn
-  tessel-spdnn-traffic-check tessel-xct tessel-xct-test-tool tessel-spdnn tessel-abcd tessel-bench-gpu-limits
-  tessel-bench-bank-order"
+# The targets: the cuda tests' programs (scripts/cuda_programs.sh; those this configuration has),
+# the apps, bench/gpu's and bench/xct's.
+source "$root/scripts/cuda_programs.sh"
 known=$(cmake --build "$build" --target help | awk '{print $2}')
-targets=$(for t in $wanted; do grep -qxF "$t" <<<"$known" && echo "$t"; done | tr '\n' ' ')
+targets=$(for t in "${cuda_test_programs[@]}" tessel-bench-gpu-limits tessel-bench-bank-order; do
+  grep -qxF "$t" <<<"$known" && echo "$t"; done | tr '\n' ' ')
 cmake --build "$build" -j "${TESSEL_JOBS:-$(nproc)}" --target $targets > "$build.build.log" 2>&1 ||
   { grep -E -A3 'error' "$build.build.log" | head -40 >&2; echo "build.sh: see $build.build.log" >&2; exit 1; }
 echo "build.sh: built $(wc -w <<<"$targets") targets in $(( $(date +%s) - start )) s"

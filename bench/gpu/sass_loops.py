@@ -37,13 +37,13 @@ def parse(lines):
 
 
 def loops(body):
-    """Backward branches as (first, last) address ranges."""
+    """Backward branches as (first, last) address ranges: a BRA whose target (its last operand)
+    is at or before it."""
     found = []
     for address, op, text in body:
-        if op == "BRA":
-            m = re.search(r"BRA\s+(?:`?\(?[.\w]*\)?\s*)?(0x[0-9a-f]+)", text)
-            if m and int(m.group(1), 16) <= address:
-                found.append((int(m.group(1), 16), address))
+        m = re.search(r"(0x[0-9a-f]+)\s*$", text) if op == "BRA" else None
+        if m and int(m.group(1), 16) <= address:
+            found.append((int(m.group(1), 16), address))
     return found
 
 
@@ -53,16 +53,17 @@ def innermost(ranges):
 
 def count(body, first, last):
     ops = [op for address, op, _ in body if first <= address <= last]
-    tally = {"instructions": len(ops), "fma": sum(bool(FMA.match(o)) for o in ops),
-             "lds": sum(o.startswith("LDS") for o in ops), "ldg": sum(o.startswith("LDG") for o in ops)}
-    return tally
+    return {"instructions": len(ops), "fma": sum(bool(FMA.match(o)) for o in ops),
+            "lds": sum(o.startswith("LDS") for o in ops), "ldg": sum(o.startswith("LDG") for o in ops)}
 
 
-def demangled(name):
+def demangled(names):
+    """The names demangled by one c++filt (a program holds thousands of kernels); as they are without it."""
     try:
-        return subprocess.run(["c++filt", name], capture_output=True, text=True).stdout.strip() or name
+        out = subprocess.run(["c++filt"], input="\n".join(names), capture_output=True, text=True).stdout.splitlines()
     except OSError:
-        return name
+        return list(names)
+    return out if len(out) == len(names) else list(names)
 
 
 def short(name):
@@ -80,9 +81,10 @@ def main():
     parser.add_argument("--all", action="store_true", help="every innermost loop, not only the one with most FMAs")
     args = parser.parse_args()
     pattern = re.compile(args.kernel)
+    functions = list(parse(sys.stdin))
+    names = demangled([raw for raw, _ in functions])
     print(f"{'kernel':<64} {'loop':>11} {'instr':>6} {'fma':>5} {'lds':>4} {'ldg':>4} {'fma/instr':>9}")
-    for raw, body in parse(sys.stdin):
-        name = short(demangled(raw))
+    for name, (_, body) in zip(map(short, names), functions):
         if not pattern.search(name):
             continue
         tallies = [(r, count(body, *r)) for r in innermost(loops(body))]

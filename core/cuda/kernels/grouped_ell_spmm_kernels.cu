@@ -263,8 +263,8 @@ TiledEllLaunch spmm_grouped_ell(const DeviceGroupedEll<V, I>& a, InputView<V> b,
     const detail::DeviceLimits limits = detail::current_device_limits();
     TiledEllLaunch launch;
     launch.register_factor = grouped_factor(a.group(), static_cast<size_type>(sizeof(V)), register_factor);
-    const size_type octets = (a.max_stage_entries() + 7) / 8;  // the staging spans whole octets (EntryLayout)
-    launch.shared_bytes = octets * 8 * launch.register_factor * static_cast<size_type>(sizeof(V));
+    launch.shared_bytes = detail::octet_entries(a.max_stage_entries()) * launch.register_factor *
+                          static_cast<size_type>(sizeof(V));
     launch.block_threads = threads;
     launch.tail_launches = b.cols % launch.register_factor != 0 && b.cols > launch.register_factor ? 1 : 0;
     if (launch.shared_bytes > limits.shared_per_block_optin)

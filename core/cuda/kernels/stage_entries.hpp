@@ -13,13 +13,16 @@
 
 namespace tessel::cuda::detail {
 
+/// Entries a stage of `entries` takes room for in EntryLayout: whole octets.
+__host__ __device__ constexpr size_type octet_entries(size_type entries) { return (entries + 7) / 8 * 8; }
+
 // Entries go in octets: octet o = n / 8 holds chunk c of its eight entries side by side, 128
 // bytes, then chunk c + 1. Entry n's chunk c lies at ((o*chunks + c)*8 + n mod 8)*per, that is
 // first(n) + c*chunk_stride, on bank group n mod 8 (16 bytes each, eight to 128 bytes): a
 // quarter warp's 16-byte reads of chunk c (eight lanes, one wavefront when they meet eight
 // distinct bank groups) of entries with distinct n mod 8 take one wavefront. The host's bank
 // order for row groups gives each quarter warp distinct n mod 8 (core/formats/grouped_ell.hpp,
-// grouped_bank_groups). A stage of n entries spans octets(n)*8*R values.
+// grouped_bank_groups). A stage of n entries spans octet_entries(n)*R values.
 template <int R, typename V>
 struct EntryLayout {
     static constexpr int per = 16 / static_cast<int>(sizeof(V));  // values per chunk
@@ -33,10 +36,10 @@ struct EntryLayout {
     __host__ __device__ static constexpr int first(int n) { return first_chunk(n) * per; }
     __host__ __device__ static constexpr int offset(int n, int c) { return first(n) + c * chunk_stride; }
     /// The entry and chunk at chunk position p (offset p*per), the inverse of offset.
-    __host__ __device__ static constexpr int entry_at(int p) { return p / (8 * chunks) * 8 + p % 8; }
-    __host__ __device__ static constexpr int chunk_at(int p) { return p / 8 % chunks; }
-    /// Values the layout spans for `entries` entries: whole octets.
-    __host__ __device__ static constexpr size_type span(size_type entries) { return (entries + 7) / 8 * 8 * R; }
+    __host__ __device__ static constexpr int entry_at(int p) { return p / (octet * chunks) * octet + p % octet; }
+    __host__ __device__ static constexpr int chunk_at(int p) { return p / octet % chunks; }
+    /// Values the layout spans for `entries` entries.
+    __host__ __device__ static constexpr size_type span(size_type entries) { return octet_entries(entries) * R; }
 };
 
 // Stages the block's mapped rows of B for this stage in EntryLayout, in the layout's own order:
