@@ -61,6 +61,10 @@ for n in 1024 4096 16384; do
       --backend ${kernel%:*} --kernel ${kernel#*:} --repeat 3 --check "$D/dnn$n/neuron$n-l120-categories.tsv" \
       --metrics "$OUT/spdnn-$n-${kernel/:/-}.json"
   done
+  # Row groups of 4 output neurons a thread, those with equal inputs side by side (--reorder on).
+  run spdnn-$n-cuda-groups4 $B/apps/spdnn/tessel-spdnn infer --network "$D/dnn$n" --neurons $n --layers 120 \
+    --backend cuda --kernel core --row-groups 4 --reorder on --repeat 3 --check "$D/dnn$n/neuron$n-l120-categories.tsv" \
+    --metrics "$OUT/spdnn-$n-cuda-groups4.json"
   rm -rf "$D/dnn$n"
 done
 ABCD="$B/apps/ccsd_abcd/tessel-abcd --generator synthetic --m 8000 --n 24000 --tile-min 512 --tile-max 2048 --density-a 0.3 --density-b 0.2"

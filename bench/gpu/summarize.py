@@ -92,6 +92,10 @@ def main():
         eps = rate(g)
         vs = f"{eps / rate(c):.1f}x cuSPARSE path" if rate(c) else ""
         add(f"spdnn {n} x 120 (edges/s)", eps, rate(h), "", False, vs, steady(g))
+        r = load(out, f"spdnn-{n}-cuda-groups4.json")
+        if r:  # the row-group layer kernel, neurons with equal inputs side by side
+            add(f"spdnn {n}, row groups of 4 (edges/s)", rate(r), rate(h), "", False,
+                f"{rate(r) / rate(c):.1f}x cuSPARSE path" if rate(c) else "", steady(r))
         # Where T goes: the layers' device time, the images' (device, and the host's hand-over).
         inf = g.get("inference", {})
         ph = inf.get("inference_phases", {})

@@ -123,6 +123,86 @@ TEST_CASE("cuda engine equals the core engine layer by layer", "[cuda][spdnn]") 
     }
 }
 
+TEST_CASE("cuda row-group layers equal the core engine layer by layer", "[cuda][spdnn]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    const auto& net = network();
+    const auto ep = Epilogue<Value>::bias_relu_cap(net.bias, activation_cap);
+    const auto rows = all_rows();
+    // Every kernel variant: groups of 2, 4 and 8 with 32 accumulators a thread (factor 0) and
+    // with 64; rows reordered (equal inputs in one thread) and not; blocks of 32 to 128 threads.
+    struct Case {
+        size_type group;
+        int factor;
+        bool reorder, compaction;
+        size_type block_rows;
+    };
+    for (auto c : {Case{2, 0, true, true, 256}, Case{2, 32, false, false, 512}, Case{4, 0, true, true, 256},
+                   Case{4, 16, true, false, 128}, Case{8, 0, true, true, 256}, Case{8, 8, false, true, 1024}}) {
+        CAPTURE(c.group, c.factor, c.reorder, c.compaction, c.block_rows);
+        auto weights = resident_weights(net, weight_layout(neurons, c.block_rows, c.reorder ? 1 : 0));
+        auto cpu = make_core_engine({neurons, 0, c.compaction, true, net.layer_count()});
+        auto gpu = make_cuda_engine({neurons, c.factor, c.compaction, true, net.layer_count(), c.group},
+                                    KernelChoice::core);
+        for (size_type k = 0; k < net.layer_count(); ++k) gpu->keep_layer(k, weights->get(k).ell);
+        gpu->reserve(images().rows());
+        gpu->start_batch(images(), rows);
+        for (size_type k = 0; k < net.layer_count(); ++k) {
+            CAPTURE(k);
+            LayerTimes times;
+            const auto& wt = weights->get(k).ell;
+            if (k == 0) {
+                cpu->first_layer(wt, images(), rows, ep, times);
+                gpu->first_layer(wt, images(), rows, ep, times);
+            } else {
+                cpu->layer(k, wt, ep, times);
+                gpu->layer(k, wt, ep, times);
+            }
+            const Snapshot want = snapshot(*cpu), got = snapshot(*gpu);
+            REQUIRE(got.ids == want.ids);
+            CHECK(largest_difference(got.rows, want.rows) < 1e-5);
+            CHECK(gpu->nonzero_ids() == cpu->nonzero_ids());
+        }
+        CHECK(gpu->register_factor() == (c.factor != 0 ? c.factor : int(32 / c.group)));
+        CHECK_THAT(gpu->name(), Catch::Contains("row-group layer (" + std::to_string(c.group) + " neurons a thread"));
+    }
+}
+
+TEST_CASE("cuda row groups: bad options name --row-groups or --register", "[cuda][spdnn]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    const size_type layers = network().layer_count();
+    CHECK_THROWS_WITH(make_cuda_engine({neurons, 0, true, true, layers, 3}, KernelChoice::core),
+                      Catch::EndsWith("--row-groups: 3 is not 1 (off), 2, 4 or 8"));
+    CHECK_THROWS_WITH(make_cuda_engine({neurons, 0, true, false, layers, 4}, KernelChoice::core),
+                      Catch::EndsWith("--row-groups: row groups need resident weights (not --stream-weights)"));
+    CHECK_THROWS_WITH(
+        make_cuda_engine({neurons, 0, true, true, layers, 4}, KernelChoice::cusparse),
+        Catch::EndsWith("--row-groups: row groups are the core kernel's (--kernel core), not cusparse's"));
+    // Groups of 8 rows in blocks of 128: 16 threads, not a warp.
+    auto weights = resident_weights(network(), weight_layout(neurons, 128, 1));
+    auto engine = make_cuda_engine({neurons, 0, true, true, layers, 8}, KernelChoice::core);
+    CHECK_THROWS_AS(engine->keep_layer(0, weights->get(0).ell), InvalidInput);
+    // A factor the groups of 4 do not take.
+    weights = resident_weights(network(), weight_layout(neurons, 256, 1));
+    engine = make_cuda_engine({neurons, 4, true, true, layers, 4}, KernelChoice::core);
+    for (size_type k = 0; k < layers; ++k) engine->keep_layer(k, weights->get(k).ell);
+    engine->start_batch(images(), all_rows());
+    LayerTimes times;
+    const auto ep = Epilogue<Value>::bias_relu_cap(network().bias, activation_cap);
+    CHECK_THROWS_WITH(engine->first_layer(weights->get(0).ell, images(), all_rows(), ep, times),
+                      Catch::EndsWith("--register: 4 for row groups of 4: 8 or 16 (32 or 64 accumulators a thread)"));
+    InferenceOptions cpu;
+    cpu.backend = Backend::cpu;
+    cpu.row_groups = 2;
+    CHECK_THROWS_WITH(infer(network(), images(), cpu),
+                      Catch::EndsWith("--row-groups: row groups are a cuda kernel's (--backend cuda)"));
+}
+
 // What the kept-images cases share: the layer's epilogue, the weights resident at 256 block
 // rows, an engine with compaction and resident weights, every image.
 struct KeptImagesCase {
@@ -261,6 +341,20 @@ TEST_CASE("cuda inference: cpu categories, no host wait and at most 32 bytes per
         CHECK(t["setup"]["h2d_bytes"].get<std::int64_t>() > 0);
         CHECK(t["finish"]["d2h_bytes"].get<std::int64_t>() > 0);
     }
+    SECTION("row groups: the same categories, and the steady layers as the tiled kernel's") {
+        InferenceOptions options;
+        options.backend = Backend::cuda;
+        options.kernel = KernelChoice::core;
+        options.row_groups = 4;
+        options.batch_images = 64;
+        const auto got = infer(net, images(), options);
+        CHECK(got.categories == want.categories);
+        const auto& steady = got.device_traffic["steady"];
+        const std::int64_t steps = got.device_traffic["steady_steps"];
+        CHECK(steady["h2d_bytes"].get<std::int64_t>() + steady["d2h_bytes"].get<std::int64_t>() == 0);
+        CHECK(steady["synchronizations"].get<std::int64_t>() == 0);
+        CHECK(steady["launches"].get<std::int64_t>() == steps);
+    }
 }
 
 TEST_CASE("cuda inference with streamed weights: cpu categories, the layers through pinned buffers",
@@ -331,6 +425,47 @@ TEST_CASE("cuda layer plan: the kernel's registers leave room for the blocks sha
     // 16 columns: 64 KiB stages, three blocks of shared memory but not two of 1024 threads'
     // registers at 32 each: the variant compiled for 1024 threads alone.
     CHECK(plan(1024, 16).min_blocks == 1);
+}
+
+TEST_CASE("cuda row-group layer plan: factor, whole octets of staging, the tile's columns", "[cuda][spdnn]") {
+    if (!cuda::device_available()) {
+        WARN("skipped: no CUDA device (" << cuda::device_description() << ")");
+        return;
+    }
+    device::LayerArrays w;
+    w.rows = 4096;
+    w.group = 4;
+    w.block_rows = 256;
+    w.num_blocks = 16;
+    w.max_stage_entries = 285;  // 36 octets: 288 entries' room
+    auto plan = device::plan_grouped_layer(w, 60000, 0);
+    CHECK(plan.register_factor == 8);
+    CHECK(plan.variant_threads == 64);
+    CHECK(plan.shared_bytes == 288 * 8 * 4 + 8 * 4);
+    plan = device::plan_grouped_layer(w, 60000, 16);
+    CHECK(plan.shared_bytes == 288 * 16 * 4 + 16 * 4);
+    CHECK(plan.column_blocks >= 1);
+    CHECK(plan.column_blocks <= 60000 / 16);
+    // A stage of one entry takes an octet's room; two rows a thread in blocks of 1024 rows: the
+    // compaction's 512 counts take more.
+    w.group = 2;
+    w.block_rows = 1024;
+    w.num_blocks = 4;
+    w.max_stage_entries = 1;
+    plan = device::plan_grouped_layer(w, 10, 0);
+    CHECK(plan.register_factor == 16);
+    CHECK(plan.shared_bytes == 512 * 4);
+    w.group = 8;
+    w.block_rows = 256;  // 32 threads: 128 bytes of counts
+    plan = device::plan_grouped_layer(w, 10, 0);
+    CHECK(plan.register_factor == 4);
+    CHECK(plan.shared_bytes == 8 * 4 * 4 + 4 * 4);
+    w.block_rows = 128;  // 16 threads: not a warp
+    CHECK_THROWS_AS(device::plan_grouped_layer(w, 10, 0), InvalidInput);
+    // A stage larger than a block's shared memory.
+    w.block_rows = 256;
+    w.max_stage_entries = 1 << 16;
+    CHECK_THROWS_AS(device::plan_grouped_layer(w, 10, 8), CudaError);
 }
 
 namespace {

@@ -89,6 +89,7 @@ size_type rebalance(Engine& engine, const Ranks& ranks, const std::vector<size_t
 
 std::unique_ptr<Engine> make_engine(Backend backend, KernelChoice kernel, const EngineOptions& eo) {
     if (backend == Backend::cuda) return make_cuda_engine(eo, kernel);
+    if (eo.row_groups != 1) TESSEL_INVALID_INPUT("--row-groups", 0, "row groups are a cuda kernel's (--backend cuda)");
     switch (kernel) {
     case KernelChoice::automatic:
     case KernelChoice::fused: return make_fused_engine(eo);
@@ -276,6 +277,7 @@ std::unique_ptr<Engine> start_result(const NetworkShape& network, const LayerWei
     EngineOptions eo;
     eo.neurons = network.neurons;
     eo.register_factor = options.register_factor;
+    eo.row_groups = options.row_groups;
     eo.compaction = result.compaction;
     eo.weights_stable = weights.stable();
     eo.layers = network.layers;

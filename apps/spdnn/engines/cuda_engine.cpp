@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string>
 
 #include "apps/spdnn/engines/cuda_layer_kernels.hpp"
 #include "apps/spdnn/engines/device_layers.hpp"
@@ -19,20 +20,34 @@
 #include "core/cuda/runtime/stream.hpp"
 #include "core/cuda/runtime/transfer.hpp"
 #include "core/error.hpp"
+#include "core/formats/grouped_ell.hpp"
 #include "core/kernels/column_compaction.hpp"
 
 namespace tessel::spdnn {
 
 namespace {
 
+// --row-groups: 1 (the tiled kernel), or 2, 4, 8 for the core kernel on resident weights.
+void check_row_groups_option(const EngineOptions& options, KernelChoice kernel) {
+    const size_type g = options.row_groups;
+    if (g != 1 && g != 2 && g != 4 && g != 8)
+        TESSEL_INVALID_INPUT("--row-groups", 0, std::to_string(g) + " is not 1 (off), 2, 4 or 8");
+    if (g == 1) return;
+    if (kernel == KernelChoice::cusparse)
+        TESSEL_INVALID_INPUT("--row-groups", 0, "row groups are the core kernel's (--kernel core), not cusparse's");
+    if (!options.weights_stable)
+        TESSEL_INVALID_INPUT("--row-groups", 0, "row groups need resident weights (not --stream-weights)");
+}
+
 class CudaEngine final : public Engine {
 public:
     CudaEngine(const EngineOptions& options, KernelChoice kernel)
         : n_(options.neurons), register_factor_(options.register_factor), compaction_(options.compaction),
           stable_(options.weights_stable), cusparse_(kernel == KernelChoice::cusparse),
-          layers_(std::max<size_type>(options.layers, 1)) {
+          layers_(std::max<size_type>(options.layers, 1)), row_groups_(options.row_groups) {
         if (kernel == KernelChoice::fused)
             TESSEL_INVALID_INPUT("--kernel", 0, "fused is the cpu kernel; on cuda use core (tiled ELL) or cusparse");
+        check_row_groups_option(options, kernel);
         if (!cuda::device_available()) TESSEL_THROW(CudaError, "backend cuda: no CUDA device is available");
         stream_.emplace();
         if (cusparse_) handle_ = std::make_unique<cuda::CusparseHandle>();
@@ -58,6 +73,9 @@ public:
                       std::to_string(plan_key_.stage_entries) + " inputs, kernel for " +
                       std::to_string(plan_->min_blocks) + " x " + std::to_string(plan_->variant_threads) +
                       " threads per SM";
+        if (row_groups_ > 1)
+            return "cuda fused row-group layer (" + std::to_string(row_groups_) + " neurons a thread, staged gather, " +
+                   "live flags" + variant + ") + compaction in its last block";
         return "cuda fused tiled-ELL layer (staged gather, live flags" + variant + ") + compaction in its last block";
     }
     int register_factor() const override { return cusparse_ ? 0 : (used_factor_ ? used_factor_ : register_factor_); }
@@ -66,10 +84,14 @@ public:
 
     void keep_layer(size_type k, const TiledEll<Value, Index>& wt) override {
         if (!stable_) return;
-        if (cusparse_)
+        if (cusparse_) {
             csr_[k] = std::make_unique<cuda::DeviceCsr<Value, Index>>(csr_from_tiled_ell(wt), stream());
-        else
+        } else if (row_groups_ > 1) {
+            BankOrder order;  // the row-group kernel's quarter warps, on the host
+            resident_.upload(k, group_rows(wt, row_groups_, &order), stream());
+        } else {
             resident_.upload(k, wt, stream());
+        }
     }
 
     // The images' columns and values page-locked (an H200, 1024 x 60000 images: the pageable
@@ -358,6 +380,8 @@ private:
     void run_fused(size_type k, const TiledEll<Value, Index>& wt, const Value* in, const std::int32_t* count, Value* out,
                    const device::Compaction& next, const Epilogue<Value>& ep) {
         const device::LayerArrays* resident = resident_.find(k);
+        TESSEL_ENSURE_DIMS(resident || row_groups_ == 1,
+                           "cuda engine: layer " + std::to_string(k + 1) + " was not kept in row groups (keep_layer)");
         if (!resident && !streamed_) streamed_ = std::make_unique<StreamedLayers>();
         const device::LayerArrays arrays = resident ? *resident : streamed_->stage(wt, stream());
         TESSEL_ENSURE_DIMS(arrays.rows == n_, "cuda engine: layer " + std::to_string(k + 1) + " has " +
@@ -365,7 +389,11 @@ private:
                                                   std::to_string(n_) + " neurons");
         const device::LayerLaunch& launch = plan(arrays);
         used_factor_ = launch.register_factor;
-        device::fused_layer(arrays, {in, src_, count, out, live_.data(), capacity_}, next, ep, launch, stream());
+        const device::Columns columns{in, src_, count, out, live_.data(), capacity_};
+        if (arrays.group > 1)
+            device::grouped_layer(arrays, columns, next, ep, launch, stream());
+        else
+            device::fused_layer(arrays, columns, next, ep, launch, stream());
         if (!resident) streamed_->done_with(stream());
         marks_.record(2 * k + 1, stream());
     }
@@ -373,9 +401,10 @@ private:
     // The launch for a layer of this shape and the batch's column bound, planned once (the
     // layers of a network share their shape).
     const device::LayerLaunch& plan(const device::LayerArrays& arrays) {
-        const PlanKey key{arrays.max_stage_entries, arrays.block_rows, arrays.num_blocks, upper_};
+        const PlanKey key{arrays.max_stage_entries, arrays.block_rows, arrays.num_blocks, upper_, arrays.group};
         if (!plan_ || !(plan_key_ == key)) {
-            plan_ = device::plan_layer(arrays, upper_, register_factor_);
+            plan_ = arrays.group > 1 ? device::plan_grouped_layer(arrays, upper_, register_factor_)
+                                     : device::plan_layer(arrays, upper_, register_factor_);
             plan_key_ = key;
         }
         return *plan_;
@@ -418,6 +447,7 @@ private:
     bool stable_;
     bool cusparse_;
     size_type layers_;
+    size_type row_groups_;
     int used_factor_ = 0;
     std::optional<cuda::Stream> stream_;
     std::unique_ptr<cuda::CusparseHandle> handle_;
@@ -459,7 +489,7 @@ private:
     bool images_timed_ = false;    // the batch's pair is recorded and not yet read
     double images_seconds_ = 0;    // device seconds of every batch's images so far
     struct PlanKey {
-        size_type stage_entries = 0, block_rows = 0, blocks = 0, columns = 0;
+        size_type stage_entries = 0, block_rows = 0, blocks = 0, columns = 0, group = 1;
         bool operator==(const PlanKey&) const = default;
     };
     PlanKey plan_key_;

@@ -22,9 +22,12 @@
 
 namespace tessel::spdnn::device {
 
-/// A layer's Wᵀ in tiled ELL (core/formats/tiled_ell.hpp), its arrays in device memory.
+/// A layer's Wᵀ in tiled ELL (core/formats/tiled_ell.hpp), its arrays in device memory; with
+/// group > 1 in row groups (core/formats/grouped_ell.hpp: a thread owns `group` rows, warpdispl
+/// counts its warps, values holds a slot's `group` values together).
 struct LayerArrays {
     size_type rows = 0;
+    size_type group = 1;
     size_type block_rows = 0;
     size_type num_blocks = 0;
     size_type max_stage_entries = 0;
@@ -84,6 +87,17 @@ LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int register
 /// back: the count comes from device memory.
 void fused_layer(const LayerArrays& w, const Columns& columns, const Compaction& next, const Epilogue<Value>& ep,
                  const LayerLaunch& launch, cudaStream_t stream);
+
+/// The launch of the row-group layer kernel for a layer in row groups (w.group > 1): the
+/// register factor (requested, or 32 / group; 64 / group also taken), the staging buffer in
+/// whole octets of entries, enough column blocks for two waves.
+/// Throws InvalidInput (a factor the groups do not take), CudaError (the stage does not fit).
+LayerLaunch plan_grouped_layer(const LayerArrays& w, size_type max_columns, int register_factor);
+
+/// fused_layer's work on a layer in row groups: each thread sums `group` output neurons' slots,
+/// one read of a staged input serving all of them; the same epilogue, flags and compaction.
+void grouped_layer(const LayerArrays& w, const Columns& columns, const Compaction& next, const Epilogue<Value>& ep,
+                   const LayerLaunch& launch, cudaStream_t stream);
 
 /// The compaction `next` of live[0 .. *count) (next.arrived unused) in a kernel of one block:
 /// the cuSPARSE path's, after its separate passes.

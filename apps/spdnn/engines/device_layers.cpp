@@ -27,7 +27,8 @@ struct Part {
     size_type bytes;
 };
 
-std::vector<Part> parts(const TiledEll<Value, Index>& wt, const LayerPacking& p) {
+template <typename Matrix>
+std::vector<Part> parts(const Matrix& wt, const LayerPacking& p) {
     return {{wt.buffdispl.data(), p.buffdispl, bytes_of<size_type>(size_type(wt.buffdispl.size()))},
             {wt.mapdispl.data(), p.mapdispl, bytes_of<size_type>(size_type(wt.mapdispl.size()))},
             {wt.map.data(), p.map, bytes_of<Index>(size_type(wt.map.size()))},
@@ -36,11 +37,9 @@ std::vector<Part> parts(const TiledEll<Value, Index>& wt, const LayerPacking& p)
             {wt.values.data(), p.values, bytes_of<Value>(wt.values.size())}};
 }
 
-void create_event(cudaEvent_t& event) { TESSEL_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming)); }
-
-}  // namespace
-
-LayerPacking LayerPacking::of(const TiledEll<Value, Index>& wt) {
+// The packing of either form: its arrays one after another, each aligned.
+template <typename Matrix>
+LayerPacking packing_of(const Matrix& wt) {
     if (wt.stores_half())
         TESSEL_INVALID_INPUT("layer weights", 0, "half values are not supported by the spdnn cuda engine");
     LayerPacking p;
@@ -59,10 +58,11 @@ LayerPacking LayerPacking::of(const TiledEll<Value, Index>& wt) {
     return p;
 }
 
-device::LayerArrays layer_arrays(const TiledEll<Value, Index>& wt, const LayerPacking& p, const std::byte* base) {
+// The arrays either form shares, at `base`.
+template <typename Matrix>
+device::LayerArrays arrays_at(const Matrix& wt, const LayerPacking& p, const std::byte* base) {
     device::LayerArrays a;
     a.rows = wt.rows;
-    a.block_rows = wt.config.block_rows;
     a.num_blocks = wt.num_blocks();
     a.max_stage_entries = wt.max_stage_entries();
     a.buffdispl = reinterpret_cast<const size_type*>(base + p.buffdispl);
@@ -74,21 +74,53 @@ device::LayerArrays layer_arrays(const TiledEll<Value, Index>& wt, const LayerPa
     return a;
 }
 
-void ResidentLayers::upload(size_type k, const TiledEll<Value, Index>& wt, cudaStream_t stream) {
+void create_event(cudaEvent_t& event) { TESSEL_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming)); }
+
+}  // namespace
+
+LayerPacking LayerPacking::of(const TiledEll<Value, Index>& wt) { return packing_of(wt); }
+LayerPacking LayerPacking::of(const GroupedEll<Value, Index>& wt) { return packing_of(wt); }
+
+device::LayerArrays layer_arrays(const TiledEll<Value, Index>& wt, const LayerPacking& p, const std::byte* base) {
+    device::LayerArrays a = arrays_at(wt, p, base);
+    a.block_rows = wt.config.block_rows;
+    return a;
+}
+
+device::LayerArrays layer_arrays(const GroupedEll<Value, Index>& wt, const LayerPacking& p, const std::byte* base) {
+    device::LayerArrays a = arrays_at(wt, p, base);
+    a.group = wt.group;
+    a.block_rows = wt.block_rows;
+    return a;
+}
+
+template <typename Matrix>
+ResidentLayers::Layer ResidentLayers::copy_up(const Matrix& wt, cudaStream_t stream) {
     const LayerPacking p = LayerPacking::of(wt);
     Layer layer{cuda::DeviceBuffer<std::byte>(p.bytes), {}};
     for (const Part& part : parts(wt, p))
         cuda::copy_to_device(layer.bytes.data() + part.offset, part.host, std::size_t(part.bytes), stream);
+    layer.arrays = layer_arrays(wt, p, layer.bytes.data());
+    return layer;
+}
+
+void ResidentLayers::upload(size_type k, const TiledEll<Value, Index>& wt, cudaStream_t stream) {
+    Layer layer = copy_up(wt, stream);
     // Resident layers are read every batch: their slots go in shared-memory bank order once,
     // on the device (the sums of a row's entries are exact for the Graph Challenge's weights,
     // so the answer is the same bit for bit).
+    const LayerPacking p = LayerPacking::of(wt);
     std::byte* base = layer.bytes.data();
     cuda::order_device_slots_for_banks(reinterpret_cast<const size_type*>(base + p.warpdispl),
                                        static_cast<size_type>(wt.warpdispl.size()) - 1,
                                        reinterpret_cast<std::uint16_t*>(base + p.index),
                                        reinterpret_cast<Value*>(base + p.values), stream);
-    layer.arrays = layer_arrays(wt, p, base);
     layers_[k] = std::move(layer);
+}
+
+void ResidentLayers::upload(size_type k, const GroupedEll<Value, Index>& wt, cudaStream_t stream) {
+    layers_[k] = copy_up(wt, stream);
+    cuda::synchronize_stream(stream);  // wt's arrays are the caller's temporaries
 }
 
 const device::LayerArrays* ResidentLayers::find(size_type k) const {

@@ -18,6 +18,7 @@
 #include "core/cuda/runtime/device_buffer.hpp"
 #include "core/cuda/runtime/pinned_buffer.hpp"
 #include "core/cuda/runtime/stream.hpp"
+#include "core/formats/grouped_ell.hpp"
 #include "core/formats/tiled_ell.hpp"
 
 namespace tessel::spdnn {
@@ -28,16 +29,22 @@ struct LayerPacking {
     size_type bytes = 0;
     /// Throws InvalidInput for half values (spdnn's layers are single precision).
     static LayerPacking of(const TiledEll<Value, Index>& wt);
+    static LayerPacking of(const GroupedEll<Value, Index>& wt);
 };
 
 /// The device arrays of `wt` packed at `base` (device memory).
 device::LayerArrays layer_arrays(const TiledEll<Value, Index>& wt, const LayerPacking& packing, const std::byte* base);
+device::LayerArrays layer_arrays(const GroupedEll<Value, Index>& wt, const LayerPacking& packing,
+                                 const std::byte* base);
 
 /// Every layer kept on the device, uploaded once.
 class ResidentLayers {
 public:
     /// Uploads layer k (pageable copies straight from wt's arrays, ordered on `stream`).
     void upload(size_type k, const TiledEll<Value, Index>& wt, cudaStream_t stream);
+    /// Uploads layer k in row groups (its slots already in bank order: group_rows), then waits
+    /// for the copies (the host arrays are the caller's temporaries).
+    void upload(size_type k, const GroupedEll<Value, Index>& wt, cudaStream_t stream);
     /// Layer k, or null when it was not uploaded.
     const device::LayerArrays* find(size_type k) const;
 
@@ -46,6 +53,8 @@ private:
         cuda::DeviceBuffer<std::byte> bytes;
         device::LayerArrays arrays;
     };
+    template <typename Matrix>
+    Layer copy_up(const Matrix& wt, cudaStream_t stream);
     std::map<size_type, Layer> layers_;
 };
 

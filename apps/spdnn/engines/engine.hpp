@@ -105,6 +105,9 @@ struct EngineOptions {
     bool weights_stable = true;
     /// Layers per batch (the cuda engine keeps one live count per layer on the device).
     size_type layers = 0;
+    /// Output neurons per thread of the cuda layer kernel (1: the tiled kernel; 2, 4, 8: the
+    /// row-group kernel on resident weights, best with the rows reordered).
+    size_type row_groups = 1;
 };
 
 /// The app's fused kernel on tile-major activations (fused_layer_kernels.hpp).
