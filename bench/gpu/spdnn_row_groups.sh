@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # spdnn's row groups on one card (about 3 minutes on an H200, most of it generating the problems):
 # 60000 generated images through 120 layers of 1024 and 4096 neurons, the tiled layer kernel
-# against the row-group kernel (G = 2, 4, 8; G = 4 at R = 16), output neurons with equal inputs
+# against the row-group kernel (G = 2, 4, 8; G = 4 at R = 16 and in blocks of 1024 rows, whose 256
+# threads stage as many inputs each as the tiled kernel's 256), output neurons with equal inputs
 # side by side (--reorder on), and the cuSPARSE path for the ratio; best of 3 repeats each, every
 # run checked against the categories. Then Nsight Compute on the first layers of G = 4 at the last size
 # (issue, shared memory, stalls) and the kernels' inner loops as compiled (sass_loops.py, when
@@ -21,6 +22,7 @@ variants=(
   "g2|--kernel core --reorder on --row-groups 2"
   "g4|--kernel core --reorder on --row-groups 4"
   "g4-r16|--kernel core --reorder on --row-groups 4 --register 16"
+  "g4-b1024|--kernel core --reorder on --row-groups 4 --block-rows 1024"
   "g8|--kernel core --reorder on --row-groups 8"
   "cusparse|--kernel cusparse"
 )
