@@ -69,6 +69,36 @@ double largest_difference(const std::vector<Value>& a, const std::vector<Value>&
     return worst;
 }
 
+// Every layer of network() through both engines on all images, the device's live images and
+// their activations checked against the host's after each; then the device's batch records.
+void compare_layer_by_layer(Engine& cpu, Engine& gpu, LayerWeights& weights) {
+    const auto& net = network();
+    const auto ep = Epilogue<Value>::bias_relu_cap(net.bias, activation_cap);
+    const auto rows = all_rows();
+    gpu.reserve(images().rows());
+    gpu.start_batch(images(), rows);
+    for (size_type k = 0; k < net.layer_count(); ++k) {
+        CAPTURE(k);
+        LayerTimes times;
+        const auto& wt = weights.get(k).ell;
+        if (k == 0) {
+            cpu.first_layer(wt, images(), rows, ep, times);
+            gpu.first_layer(wt, images(), rows, ep, times);
+        } else {
+            cpu.layer(k, wt, ep, times);
+            gpu.layer(k, wt, ep, times);
+        }
+        const Snapshot want = snapshot(cpu), got = snapshot(gpu);
+        REQUIRE(got.ids == want.ids);
+        CHECK(largest_difference(got.rows, want.rows) < 1e-5);
+        CHECK(gpu.count() == cpu.count());
+        CHECK(gpu.nonzero_ids() == cpu.nonzero_ids());
+    }
+    const auto records = gpu.batch_records();
+    REQUIRE(records.size() == std::size_t(net.layer_count()));
+    CHECK(records.back().live == static_cast<size_type>(cpu.nonzero_ids().size()));
+}
+
 }  // namespace
 
 TEST_CASE("cuda engine equals the core engine layer by layer", "[cuda][spdnn]") {
@@ -77,8 +107,6 @@ TEST_CASE("cuda engine equals the core engine layer by layer", "[cuda][spdnn]") 
         return;
     }
     const auto& net = network();
-    const auto ep = Epilogue<Value>::bias_relu_cap(net.bias, activation_cap);
-    const auto rows = all_rows();
     // Block rows up to 256 run the kernel compiled for several blocks of 256 per multiprocessor,
     // 512 and 1024 at R <= 8 those compiled for 2048 threads per multiprocessor, 1024 at R = 16
     // the one compiled for 1024 threads.
@@ -98,28 +126,7 @@ TEST_CASE("cuda engine equals the core engine layer by layer", "[cuda][spdnn]") 
         auto gpu = make_cuda_engine(gpu_options, KernelChoice::core);
         if (c.stable)
             for (size_type k = 0; k < net.layer_count(); ++k) gpu->keep_layer(k, weights->get(k).ell);
-        gpu->reserve(images().rows());
-        gpu->start_batch(images(), rows);
-        for (size_type k = 0; k < net.layer_count(); ++k) {
-            CAPTURE(k);
-            LayerTimes times;
-            const auto& wt = weights->get(k).ell;
-            if (k == 0) {
-                cpu->first_layer(wt, images(), rows, ep, times);
-                gpu->first_layer(wt, images(), rows, ep, times);
-            } else {
-                cpu->layer(k, wt, ep, times);
-                gpu->layer(k, wt, ep, times);
-            }
-            const Snapshot want = snapshot(*cpu), got = snapshot(*gpu);
-            REQUIRE(got.ids == want.ids);
-            CHECK(largest_difference(got.rows, want.rows) < 1e-5);
-            CHECK(gpu->count() == cpu->count());
-            CHECK(gpu->nonzero_ids() == cpu->nonzero_ids());
-        }
-        const auto records = gpu->batch_records();
-        REQUIRE(records.size() == std::size_t(net.layer_count()));
-        CHECK(records.back().live == static_cast<size_type>(cpu->nonzero_ids().size()));
+        compare_layer_by_layer(*cpu, *gpu, *weights);
     }
 }
 
@@ -129,8 +136,6 @@ TEST_CASE("cuda row-group layers equal the core engine layer by layer", "[cuda][
         return;
     }
     const auto& net = network();
-    const auto ep = Epilogue<Value>::bias_relu_cap(net.bias, activation_cap);
-    const auto rows = all_rows();
     // Every kernel variant: groups of 2, 4 and 8 with 32 accumulators a thread (factor 0) and
     // with 64; rows reordered (equal inputs in one thread) and not; blocks of 32 to 128 threads.
     struct Case {
@@ -147,24 +152,7 @@ TEST_CASE("cuda row-group layers equal the core engine layer by layer", "[cuda][
         auto gpu = make_cuda_engine({neurons, c.factor, c.compaction, true, net.layer_count(), c.group},
                                     KernelChoice::core);
         for (size_type k = 0; k < net.layer_count(); ++k) gpu->keep_layer(k, weights->get(k).ell);
-        gpu->reserve(images().rows());
-        gpu->start_batch(images(), rows);
-        for (size_type k = 0; k < net.layer_count(); ++k) {
-            CAPTURE(k);
-            LayerTimes times;
-            const auto& wt = weights->get(k).ell;
-            if (k == 0) {
-                cpu->first_layer(wt, images(), rows, ep, times);
-                gpu->first_layer(wt, images(), rows, ep, times);
-            } else {
-                cpu->layer(k, wt, ep, times);
-                gpu->layer(k, wt, ep, times);
-            }
-            const Snapshot want = snapshot(*cpu), got = snapshot(*gpu);
-            REQUIRE(got.ids == want.ids);
-            CHECK(largest_difference(got.rows, want.rows) < 1e-5);
-            CHECK(gpu->nonzero_ids() == cpu->nonzero_ids());
-        }
+        compare_layer_by_layer(*cpu, *gpu, *weights);
         CHECK(gpu->register_factor() == (c.factor != 0 ? c.factor : int(32 / c.group)));
         CHECK_THAT(gpu->name(), Catch::Contains("row-group layer (" + std::to_string(c.group) + " neurons a thread"));
     }
