@@ -32,8 +32,11 @@ constexpr int group_threads = static_cast<int>(grouped_ell_max_threads);
 constexpr size_type waves = 2;
 // Blocks an SM holds at most (sm_90).
 constexpr size_type max_blocks_per_sm = 32;
-// Loads each thread has in flight while it stages (as the tiled layer kernel).
-constexpr int stage_batch = 4;
+// Loads each thread has in flight while it stages: twice the tiled layer kernel's four, as a
+// block has a G-th of its threads to stage the same inputs (a late layer's block waits on a
+// chain of such rounds). ptxas sm_90: 105-127 registers, no spill (with four, 88-128 and two
+// variants spilled 20-36 bytes).
+constexpr int stage_batch = 8;
 
 using cuda::detail::EntryLayout;
 using detail::compact_if_last;
