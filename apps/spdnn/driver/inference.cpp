@@ -319,6 +319,7 @@ InferenceResult infer(const NetworkShape& network, LayerWeights& weights, const 
     // Resident weights go to a device engine once, before the timed layers.
     if (weights.stable())
         for (size_type k = 0; k < layers; ++k) engine->keep_layer(k, weights.get(k).ell);
+    engine->finish_setup();
     // A deferred engine's count is read after every layer only where something needs it then.
     const bool count_each_layer = !engine->deferred_counts() || ranks.active() || options.verbose;
     if (ranks.active()) TESSEL_MPI_CHECK(MPI_Barrier(ranks.comm));

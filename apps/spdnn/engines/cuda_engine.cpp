@@ -94,6 +94,8 @@ public:
         }
     }
 
+    void finish_setup() override { cuda::synchronize_stream(stream()); }
+
     // The images' columns and values page-locked (an H200, 1024 x 60000 images: the pageable
     // copy held the host 9 ms of a 25 ms inference). Where the runtime refuses, they stay pageable.
     // Images of one value (the Graph Challenge's are all 1) go up without values: a run of them

@@ -49,6 +49,10 @@ public:
     /// Layer k of resident weights (the same matrix for every batch), handed over once before
     /// the timed layers so that a device engine uploads it there. The default keeps nothing.
     virtual void keep_layer(size_type /*k*/, const TiledEll<Value, Index>& /*wt*/) {}
+    /// After keep_layer and keep_images, before the timed layers: a device engine waits here for
+    /// the work they enqueued (the resident layers' uploads and bank order), so that T does not
+    /// include it. The default has nothing to wait for.
+    virtual void finish_setup() {}
     /// The images, handed over once before the timed layers: a device engine page-locks their
     /// host arrays there, so that each batch's upload runs at pinned speed without holding the
     /// host. The default keeps nothing.
