@@ -69,7 +69,12 @@ Value bias_of(const InferArgs& a) {
 
 bool streams_from_disk(const InferArgs& a) { return a.stream_weights && a.stream_source == "disk"; }
 
-WeightLayout layout_of(const InferArgs& a) { return weight_layout(a.neurons, a.block_rows, parse_reorder(a.reorder)); }
+// --reorder auto turns the reordering on for row groups too: they gain only where a thread's
+// neurons share their inputs, which the reordering puts side by side.
+WeightLayout layout_of(const InferArgs& a) {
+    const int reorder = parse_reorder(a.reorder);
+    return weight_layout(a.neurons, a.block_rows, reorder < 0 && a.row_groups > 1 ? 1 : reorder);
+}
 
 // The network's edges before loading it: from its binary cache when there is one, else the
 // Challenge's 32 per row.

@@ -42,10 +42,10 @@ void add_infer_options(CLI::App& cmd, InferArgs& ia) {
     cmd.add_option("--register", ia.register_factor, "images per register tile (fused: 8, 12, 16, 32, 64)");
     cmd.add_option("--block-rows", ia.block_rows, "rows per tiled ELL block")->capture_default_str();
     cmd.add_option("--row-groups", ia.row_groups,
-                   "cuda core kernel: output neurons per thread, 1 (off), 2, 4, 8 (resident weights; with --reorder on "
-                   "neurons with equal inputs share a thread)")
+                   "cuda core kernel: output neurons per thread, 1 (off), 2, 4, 8 (resident weights; neurons with equal "
+                   "inputs share a thread, --reorder auto puts them side by side)")
         ->capture_default_str();
-    cmd.add_option("--reorder", ia.reorder, "group output neurons with equal inputs (auto: when N >= 4096), on, off")
+    cmd.add_option("--reorder", ia.reorder, "group output neurons with equal inputs (auto: when N >= 4096 or with --row-groups), on, off")
         ->capture_default_str();
     cmd.add_option("--threads", ia.threads, "OpenMP threads per rank");
     cmd.add_option("--metrics", ia.metrics, "write the metrics JSON here");
