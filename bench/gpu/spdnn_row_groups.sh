@@ -2,7 +2,8 @@
 # spdnn's row groups on one card (about 3 minutes on an H200, most of it generating the problems):
 # 60000 generated images through 120 layers of 1024 and 4096 neurons, the tiled layer kernel
 # (R = 8; 4 and 16) against the row-group kernel (G = 2, 4, 8; G = 4 at R = 16 and in blocks of 1024
-# rows, whose 256 threads stage as many inputs each as the tiled kernel's 256), output neurons
+# rows, whose 256 threads stage as many inputs each as the tiled kernel's 256; G = 4 in the first 8
+# layers only, the tiled kernel on the late ones), output neurons
 # with equal inputs side by side (--reorder on), and the cuSPARSE path for the ratio; best of 3
 # repeats each, every run checked against the categories, with layer 1's time and the late
 # layers'. Then Nsight Compute on layers 1 and 101 of the tiled and G = 4 kernels at the last
@@ -26,6 +27,7 @@ variants=(
   "g4|--kernel core --reorder on --row-groups 4"
   "g4-r16|--kernel core --reorder on --row-groups 4 --register 16"
   "g4-b1024|--kernel core --reorder on --row-groups 4 --block-rows 1024"
+  "g4-first8|--kernel core --reorder on --row-groups 4 --row-group-layers 8"
   "g8|--kernel core --reorder on --row-groups 8"
   "cusparse|--kernel cusparse"
 )

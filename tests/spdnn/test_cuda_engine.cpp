@@ -137,23 +137,26 @@ TEST_CASE("cuda row-group layers equal the core engine layer by layer", "[cuda][
     }
     const auto& net = network();
     // Every kernel variant: groups of 2, 4 and 8 with 32 accumulators a thread (factor 0) and
-    // with 64; rows reordered (equal inputs in one thread) and not; blocks of 32 to 128 threads.
+    // with 64; rows reordered (equal inputs in one thread) and not; blocks of 32 to 128 threads;
+    // all layers in groups, or the first three and the tiled kernel after them.
     struct Case {
         size_type group;
         int factor;
         bool reorder, compaction;
-        size_type block_rows;
+        size_type block_rows, grouped_layers;
     };
-    for (auto c : {Case{2, 0, true, true, 256}, Case{2, 32, false, false, 512}, Case{4, 0, true, true, 256},
-                   Case{4, 16, true, false, 128}, Case{8, 0, true, true, 256}, Case{8, 8, false, true, 1024}}) {
-        CAPTURE(c.group, c.factor, c.reorder, c.compaction, c.block_rows);
+    for (auto c : {Case{2, 0, true, true, 256, 0}, Case{2, 32, false, false, 512, 0}, Case{4, 0, true, true, 256, 0},
+                   Case{4, 16, true, false, 128, 0}, Case{8, 0, true, true, 256, 0}, Case{8, 8, false, true, 1024, 0},
+                   Case{4, 0, true, true, 256, 3}, Case{2, 0, true, false, 512, 3}}) {
+        CAPTURE(c.group, c.factor, c.reorder, c.compaction, c.block_rows, c.grouped_layers);
         auto weights = resident_weights(net, weight_layout(neurons, c.block_rows, c.reorder ? 1 : 0));
         auto cpu = make_core_engine({neurons, 0, c.compaction, true, net.layer_count()});
-        auto gpu = make_cuda_engine({neurons, c.factor, c.compaction, true, net.layer_count(), c.group},
-                                    KernelChoice::core);
+        auto gpu = make_cuda_engine(
+            {neurons, c.factor, c.compaction, true, net.layer_count(), c.group, c.grouped_layers}, KernelChoice::core);
         for (size_type k = 0; k < net.layer_count(); ++k) gpu->keep_layer(k, weights->get(k).ell);
         compare_layer_by_layer(*cpu, *gpu, *weights);
-        CHECK(gpu->register_factor() == (c.factor != 0 ? c.factor : int(32 / c.group)));
+        if (c.grouped_layers == 0) CHECK(gpu->register_factor() == (c.factor != 0 ? c.factor : int(32 / c.group)));
+        if (c.grouped_layers != 0) CHECK_THAT(gpu->name(), Catch::Contains("in the first 3 layers, then tiled"));
         CHECK_THAT(gpu->name(), Catch::Contains("row-group layer (" + std::to_string(c.group) + " neurons a thread"));
     }
 }

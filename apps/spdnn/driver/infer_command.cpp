@@ -190,6 +190,7 @@ InferenceOptions inference_options(const InferArgs& a, MPI_Comm comm, int ranks)
     opt.kernel = parse_kernel(a.kernel);
     opt.register_factor = a.register_factor;
     opt.row_groups = a.row_groups;
+    opt.row_group_layers = a.row_group_layers;
     opt.compaction = !a.no_compaction;
     opt.batch_images = a.batch_images;
     opt.rebalance = !a.no_rebalance;

@@ -12,7 +12,7 @@ struct InferArgs {
     std::string network, images, check, output, metrics, cache_dir, backend = "auto", kernel = "auto",
         stream_source = "host", reorder = "auto", max_rss;
     size_type neurons = 0, layers = 0, num_images = 0, batch_images = 0, block_rows = 256, reference_images = 0,
-              row_groups = 1;
+              row_groups = 1, row_group_layers = 0;
     double bias = std::numeric_limits<double>::quiet_NaN();
     int threads = 0, register_factor = 0, repeat = 1;
     bool no_cache = false, no_compaction = false, stream_weights = false, no_rebalance = false,

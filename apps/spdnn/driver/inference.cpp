@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <string>
 
 #include "core/cpu/isa.hpp"
 #include "core/comm/mpi_check.hpp"
@@ -88,6 +89,9 @@ size_type rebalance(Engine& engine, const Ranks& ranks, const std::vector<size_t
 }
 
 std::unique_ptr<Engine> make_engine(Backend backend, KernelChoice kernel, const EngineOptions& eo) {
+    if (eo.row_group_layers < 0 || (eo.row_group_layers > 0 && eo.row_groups == 1))
+        TESSEL_INVALID_INPUT("--row-group-layers", 0,
+                             std::to_string(eo.row_group_layers) + ": a layer count (0: all) with --row-groups 2, 4 or 8");
     if (backend == Backend::cuda) return make_cuda_engine(eo, kernel);
     if (eo.row_groups != 1) TESSEL_INVALID_INPUT("--row-groups", 0, "row groups are a cuda kernel's (--backend cuda)");
     switch (kernel) {
@@ -278,6 +282,7 @@ std::unique_ptr<Engine> start_result(const NetworkShape& network, const LayerWei
     eo.neurons = network.neurons;
     eo.register_factor = options.register_factor;
     eo.row_groups = options.row_groups;
+    eo.row_group_layers = options.row_group_layers;
     eo.compaction = result.compaction;
     eo.weights_stable = weights.stable();
     eo.layers = network.layers;

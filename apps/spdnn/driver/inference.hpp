@@ -24,8 +24,10 @@ struct InferenceOptions {
     KernelChoice kernel = KernelChoice::automatic;
     /// Images per register tile (0: the kernel's default).
     int register_factor = 0;
-    /// Output neurons per thread of the cuda layer kernel (1: off; 2, 4, 8: row groups).
+    /// Output neurons per thread of the cuda layer kernel (1: off; 2, 4, 8: row groups), in the
+    /// first row_group_layers layers (0: all).
     size_type row_groups = 1;
+    size_type row_group_layers = 0;
     /// Drop all-zero image rows after every layer (ignored, with a note, when bias > 0).
     bool compaction = true;
     /// Images per batch on a rank (0: as many as memory_budget allows, at most all).

@@ -45,6 +45,10 @@ void add_infer_options(CLI::App& cmd, InferArgs& ia) {
                    "cuda core kernel: output neurons per thread, 1 (off), 2, 4, 8 (resident weights; neurons with equal "
                    "inputs share a thread, --reorder auto puts them side by side)")
         ->capture_default_str();
+    cmd.add_option("--row-group-layers", ia.row_group_layers,
+                   "with --row-groups: only the first K layers in row groups, the later ones (few live images) "
+                   "tiled; 0: all")
+        ->capture_default_str();
     cmd.add_option("--reorder", ia.reorder, "group output neurons with equal inputs (auto: when N >= 4096 or with --row-groups), on, off")
         ->capture_default_str();
     cmd.add_option("--threads", ia.threads, "OpenMP threads per rank");

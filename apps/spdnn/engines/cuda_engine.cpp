@@ -44,7 +44,8 @@ public:
     CudaEngine(const EngineOptions& options, KernelChoice kernel)
         : n_(options.neurons), register_factor_(options.register_factor), compaction_(options.compaction),
           stable_(options.weights_stable), cusparse_(kernel == KernelChoice::cusparse),
-          layers_(std::max<size_type>(options.layers, 1)), row_groups_(options.row_groups) {
+          layers_(std::max<size_type>(options.layers, 1)), row_groups_(options.row_groups),
+          row_group_layers_(options.row_group_layers) {
         if (kernel == KernelChoice::fused)
             TESSEL_INVALID_INPUT("--kernel", 0, "fused is the cpu kernel; on cuda use core (tiled ELL) or cusparse");
         check_row_groups_option(options, kernel);
@@ -74,8 +75,10 @@ public:
                       std::to_string(plan_->min_blocks) + " x " + std::to_string(plan_->variant_threads) +
                       " threads per SM";
         if (row_groups_ > 1)
-            return "cuda fused row-group layer (" + std::to_string(row_groups_) + " neurons a thread, staged gather, " +
-                   "live flags" + variant + ") + compaction in its last block";
+            return "cuda fused row-group layer (" + std::to_string(row_groups_) + " neurons a thread" +
+                   (row_group_layers_ > 0 ? " in the first " + std::to_string(row_group_layers_) + " layers, then tiled"
+                                          : std::string()) +
+                   ", staged gather, live flags" + variant + ") + compaction in its last block";
         return "cuda fused tiled-ELL layer (staged gather, live flags" + variant + ") + compaction in its last block";
     }
     int register_factor() const override { return cusparse_ ? 0 : (used_factor_ ? used_factor_ : register_factor_); }
@@ -86,7 +89,7 @@ public:
         if (!stable_) return;
         if (cusparse_) {
             csr_[k] = std::make_unique<cuda::DeviceCsr<Value, Index>>(csr_from_tiled_ell(wt), stream());
-        } else if (row_groups_ > 1) {
+        } else if (grouped(k)) {
             BankOrder order;  // the row-group kernel's quarter warps, on the host
             resident_.upload(k, group_rows(wt, row_groups_, &order), stream());
         } else {
@@ -242,6 +245,11 @@ public:
 private:
     cudaStream_t stream() const { return stream_->get(); }
 
+    // Layer k runs in row groups.
+    bool grouped(size_type k) const {
+        return row_groups_ > 1 && (row_group_layers_ == 0 || k < row_group_layers_);
+    }
+
     void ensure(size_type images) {
         if (capacity_ >= images && capacity_ > 0) return;
         // Rows of the activations a multiple of 16 bytes apart: the layer kernel's tiles go out
@@ -382,7 +390,7 @@ private:
     void run_fused(size_type k, const TiledEll<Value, Index>& wt, const Value* in, const std::int32_t* count, Value* out,
                    const device::Compaction& next, const Epilogue<Value>& ep) {
         const device::LayerArrays* resident = resident_.find(k);
-        TESSEL_ENSURE_DIMS(resident || row_groups_ == 1,
+        TESSEL_ENSURE_DIMS(resident || !grouped(k),
                            "cuda engine: layer " + std::to_string(k + 1) + " was not kept in row groups (keep_layer)");
         if (!resident && !streamed_) streamed_ = std::make_unique<StreamedLayers>();
         const device::LayerArrays arrays = resident ? *resident : streamed_->stage(wt, stream());
@@ -450,6 +458,7 @@ private:
     bool cusparse_;
     size_type layers_;
     size_type row_groups_;
+    size_type row_group_layers_;
     int used_factor_ = 0;
     std::optional<cuda::Stream> stream_;
     std::unique_ptr<cuda::CusparseHandle> handle_;

@@ -112,6 +112,9 @@ struct EngineOptions {
     /// Output neurons per thread of the cuda layer kernel (1: the tiled kernel; 2, 4, 8: the
     /// row-group kernel on resident weights, best with the rows reordered).
     size_type row_groups = 1;
+    /// With row_groups > 1: the layers that take the row-group kernel, the first this many (0:
+    /// all); the later ones, with few live images, take the tiled kernel.
+    size_type row_group_layers = 0;
 };
 
 /// The app's fused kernel on tile-major activations (fused_layer_kernels.hpp).
