@@ -95,8 +95,7 @@ device::LayerArrays layer_arrays(const GroupedEll<Value, Index>& wt, const Layer
 }
 
 template <typename Matrix>
-ResidentLayers::Layer ResidentLayers::copy_up(const Matrix& wt, cudaStream_t stream) {
-    const LayerPacking p = LayerPacking::of(wt);
+ResidentLayers::Layer ResidentLayers::copy_up(const Matrix& wt, const LayerPacking& p, cudaStream_t stream) {
     Layer layer{cuda::DeviceBuffer<std::byte>(p.bytes), {}};
     for (const Part& part : parts(wt, p))
         cuda::copy_to_device(layer.bytes.data() + part.offset, part.host, std::size_t(part.bytes), stream);
@@ -105,11 +104,11 @@ ResidentLayers::Layer ResidentLayers::copy_up(const Matrix& wt, cudaStream_t str
 }
 
 void ResidentLayers::upload(size_type k, const TiledEll<Value, Index>& wt, cudaStream_t stream) {
-    Layer layer = copy_up(wt, stream);
+    const LayerPacking p = LayerPacking::of(wt);
+    Layer layer = copy_up(wt, p, stream);
     // Resident layers are read every batch: their slots go in shared-memory bank order once,
     // on the device (the sums of a row's entries are exact for the Graph Challenge's weights,
     // so the answer is the same bit for bit).
-    const LayerPacking p = LayerPacking::of(wt);
     std::byte* base = layer.bytes.data();
     cuda::order_device_slots_for_banks(reinterpret_cast<const size_type*>(base + p.warpdispl),
                                        static_cast<size_type>(wt.warpdispl.size()) - 1,
@@ -119,7 +118,7 @@ void ResidentLayers::upload(size_type k, const TiledEll<Value, Index>& wt, cudaS
 }
 
 void ResidentLayers::upload(size_type k, const GroupedEll<Value, Index>& wt, cudaStream_t stream) {
-    layers_[k] = copy_up(wt, stream);
+    layers_[k] = copy_up(wt, LayerPacking::of(wt), stream);
     cuda::synchronize_stream(stream);  // wt's arrays are the caller's temporaries
 }
 

@@ -54,7 +54,7 @@ private:
         device::LayerArrays arrays;
     };
     template <typename Matrix>
-    Layer copy_up(const Matrix& wt, cudaStream_t stream);
+    Layer copy_up(const Matrix& wt, const LayerPacking& packing, cudaStream_t stream);
     std::map<size_type, Layer> layers_;
 };
 

@@ -38,22 +38,13 @@ constexpr size_type max_blocks_per_sm = 32;
 // variants spilled 20-36 bytes).
 constexpr int stage_batch = 8;
 
+using cuda::detail::entry_turn;
 using cuda::detail::EntryLayout;
 using detail::compact_if_last;
 
-// Where staging turn t goes: entry (clamped to the stage: an octet's places past the last entry
-// take copies of it) and column kk of the tile (EntryLayout, one value a turn).
-template <int R>
-__device__ __forceinline__ void turn_place(int t, int staged, int& entry, int& kk) {
-    using Layout = EntryLayout<R, Value>;
-    const int p = t / Layout::per;
-    const int e = Layout::entry_at(p);
-    entry = e < staged ? e : staged - 1;
-    kk = Layout::chunk_at(p) * Layout::per + t % Layout::per;
-}
-
 // The stage's mapped input rows, columns tile_cols[kk] of `in` (-1: past the batch's columns, a
-// zero staged), into buf in EntryLayout; turn t stores buf[t], so a warp's stores are contiguous.
+// zero staged), into buf in EntryLayout, one value a turn in the layout's order (entry_turn):
+// turn t stores buf[t], so a warp's stores are contiguous.
 template <int R>
 __device__ __forceinline__ void stage_gathered(cuda::SharedPtr<Value> buf, const Index* __restrict__ map, int staged,
                                                const Value* __restrict__ in, size_type ld,
@@ -66,11 +57,10 @@ __device__ __forceinline__ void stage_gathered(cuda::SharedPtr<Value> buf, const
         bool real[stage_batch];
 #pragma unroll
         for (int u = 0; u < stage_batch; ++u) {
-            int entry, kk;
-            turn_place<R>(t + u * step, staged, entry, kk);
-            const int col = tile_cols[kk];
+            const cuda::detail::StageTurn turn = entry_turn<R, Value, 1>(t + u * step, staged);
+            const int col = tile_cols[turn.piece];
             real[u] = col >= 0;
-            at[u] = static_cast<size_type>(map[entry]) * ld + (col >= 0 ? col : 0);
+            at[u] = static_cast<size_type>(map[turn.entry]) * ld + (col >= 0 ? col : 0);
         }
         Value x[stage_batch];
 #pragma unroll
@@ -79,10 +69,9 @@ __device__ __forceinline__ void stage_gathered(cuda::SharedPtr<Value> buf, const
         for (int u = 0; u < stage_batch; ++u) buf[t + u * step] = real[u] ? x[u] : Value(0);
     }
     for (; t < turns; t += step) {
-        int entry, kk;
-        turn_place<R>(t, staged, entry, kk);
-        const int col = tile_cols[kk];
-        const Value x = in[static_cast<size_type>(map[entry]) * ld + (col >= 0 ? col : 0)];
+        const cuda::detail::StageTurn turn = entry_turn<R, Value, 1>(t, staged);
+        const int col = tile_cols[turn.piece];
+        const Value x = in[static_cast<size_type>(map[turn.entry]) * ld + (col >= 0 ? col : 0)];
         buf[t] = col >= 0 ? x : Value(0);
     }
 }
@@ -159,7 +148,10 @@ size_type stage_values(const LayerArrays& w, int factor) {
 template <int G, int R>
 void launch_grouped(const LayerArrays& w, const Columns& cols, const Compaction& next, const Epilogue<Value>& ep,
                     const LayerLaunch& launch, cudaStream_t stream) {
-    const auto limits = cuda::detail::current_device_limits();
+    // The device's shared-memory limits as planned (no device queries per layer).
+    cuda::detail::DeviceLimits limits;
+    limits.shared_per_block = launch.shared_without_optin;
+    limits.shared_per_block_optin = launch.shared_optin;
     cuda::detail::allow_shared_bytes(grouped_layer_kernel<G, R>, launch.shared_bytes, limits);
     const dim3 grid(static_cast<unsigned>(w.num_blocks), static_cast<unsigned>(launch.column_blocks));
     TESSEL_LAUNCH(grid, static_cast<unsigned>(w.block_rows / G), static_cast<std::size_t>(launch.shared_bytes), stream,

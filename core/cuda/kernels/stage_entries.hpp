@@ -42,6 +42,19 @@ struct EntryLayout {
     __host__ __device__ static constexpr size_type span(size_type entries) { return octet_entries(entries) * R; }
 };
 
+// Where staging turn t goes when the buffer is filled in EntryLayout's own order, `per` values a
+// turn (a chunk, or one value): the entry, clamped to the stage's last (an octet's places past it
+// take copies of it), and the piece of its row (a chunk, or a column).
+template <int R, typename V, int PerTurn>
+__device__ __forceinline__ StageTurn entry_turn(int t, int staged) {
+    using Layout = EntryLayout<R, V>;
+    const int p = t / (Layout::per / PerTurn);  // the chunk position of turn t
+    const int entry = Layout::entry_at(p);
+    const int chunk = Layout::chunk_at(p);
+    const int piece = PerTurn == Layout::per ? chunk : chunk * Layout::per + t % Layout::per;
+    return StageTurn{entry < staged ? entry : staged - 1, piece};
+}
+
 // Stages the block's mapped rows of B for this stage in EntryLayout, in the layout's own order:
 // turn t fills the buffer's t-th piece (Wide: 16 bytes, full tiles whose rows start 16-byte
 // aligned; else one value, a zero for columns at or past `active`), so a warp's stores are
@@ -52,12 +65,7 @@ __device__ __forceinline__ void stage_entries(SharedPtr<V> buf, const I* __restr
                                               const V* __restrict__ bk, size_type ldb, int active) {
     using Piece = StagePiece<R, Wide, V>;
     using Layout = EntryLayout<R, V>;
-    const auto where = [staged](int t) {
-        const int p = t / (Layout::per / Piece::per);  // the chunk position of turn t
-        const int entry = Layout::entry_at(p);
-        const int piece = Wide ? Layout::chunk_at(p) : Layout::chunk_at(p) * Layout::per + t % Layout::per;
-        return StageTurn{entry < staged ? entry : staged - 1, piece};
-    };
+    const auto where = [staged](int t) { return entry_turn<R, V, Piece::per>(t, staged); };
     const int turns = static_cast<int>(Layout::span(staged)) / Piece::per;
     stage_pieces<R, Wide>(map, turns, bk, ldb, active, where, [&](int t, StageTurn, const typename Piece::Load& x) {
         if constexpr (Wide)
