@@ -132,11 +132,17 @@ void choose_transpose_form(const ReconstructOptions& o, const InputInfo& info, i
     m.scatter_transpose = true;
     const bool scatter_fits = fits_with(1, 1);
     // Turned pairs: half the nonzeros, each product twice the slices.
-    const TransposeChoice choice = choose_transpose(
-        m.nnz, o.solver.iterations, (plan.turned ? 2 : 1) * ((info.slices + ranks - 1) / ranks), stored_fits,
-        scatter_fits, cached_forms(o, plan.turned ? first_half(info.geometry) : info.geometry),
-        o.projector.backend == Backend::cuda ? device_transpose_rates(omp_get_max_threads())
-                                             : reference_transpose_rates());
+    TransposeWork work;
+    work.nnz = m.nnz;
+    work.pixels = info.geometry.num_pixels();
+    work.iterations = o.solver.iterations;
+    work.columns = (plan.turned ? 2 : 1) * ((info.slices + ranks - 1) / ranks);
+    const int threads = omp_get_max_threads();
+    const TransposeChoice choice =
+        choose_transpose(work, stored_fits, scatter_fits,
+                         cached_forms(o, plan.turned ? first_half(info.geometry) : info.geometry),
+                         o.projector.backend == Backend::cuda ? device_transpose_rates(threads)
+                                                              : cpu_transpose_rates(threads));
     plan.scatter_transpose = choice.scatter;
     plan.transpose_why = choice.why;
     m.scatter_transpose = plan.scatter_transpose;
