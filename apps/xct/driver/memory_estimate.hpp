@@ -52,7 +52,9 @@ inline constexpr double assumed_map = 0.08, assumed_map_natural = 0.8;
 /// Nonzeros per slot of row groups assumed for the build's peak (measured 0.96-2.04 on 256² x
 /// 375 for groups of 2-8, docs/BENCHMARKS.md): one, the low end.
 inline constexpr double assumed_group_entries_per_slot = 1.0;
-/// Resident memory of the process before any data (measured: 263 MiB for tessel-xct).
+/// Resident memory of the process before any data (measured 263 MiB for tessel-xct while it linked
+/// cuBLAS; a cpu run of a CUDA build now holds about 27 MiB, cuBLAS loaded at first use: kept as
+/// the bound for a cuda run's runtime and context).
 inline constexpr double process_bytes = 272.0 * 1024 * 1024;
 
 MemoryEstimate estimate_memory(const MemoryPlan& plan);
