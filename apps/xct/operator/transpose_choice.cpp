@@ -17,7 +17,11 @@ namespace {
 constexpr int reference_threads = 2;
 constexpr double reference_trace = 2.47, reference_stored_build = 7.1;
 
-double reference_nnz() { return double(estimate_nnz(Geometry{512, 512, uniform_angles(750)})); }
+// Counted once: estimate_nnz bounds every ray of the geometry (about 10 ms).
+double reference_nnz() {
+    static const double nnz = double(estimate_nnz(Geometry{512, 512, uniform_angles(750)}));
+    return nnz;
+}
 
 // One iteration on the reference operator at 1, 2, 4, 8, 16 and 32 columns per product, as shares
 // of the K = 1 iteration (tessel-bench-xct --k 1,2,4,8,16,32 on vm-epyc, 2 threads, best of 5,
