@@ -4,9 +4,16 @@
 // (an empty program linked with it, vm-epyc), every rank of a cpu run included. Each function
 // below is the library's own symbol as its header declares it (a signature that differs does
 // not compile); it forwards to the library's definition, found by dlsym at the first call.
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+
+// The forwarders stay inside the program or library that holds them (hidden): exported from a
+// shared library, such as the Python module, they would stand in for the libraries' names for
+// other code loaded beside it.
+#pragma GCC visibility push(hidden)
 #include <cublas_v2.h>
 #include <cusparse.h>
-#include <dlfcn.h>
+#pragma GCC visibility pop
 
 #include <string>
 
