@@ -24,9 +24,9 @@ double reference_nnz() {
 }
 
 // One iteration on the reference operator at 1, 2, 4, 8, 16 and 32 columns per product, as shares
-// of the K = 1 iteration (tessel-bench-xct --k 1,2,4,8,16,32 on vm-epyc, 2 threads, best of 5,
-// mean of two rounds each form: docs/BENCHMARKS.md "xct: the transpose choice"), times the
-// reference's K = 1 seconds.
+// of the K = 1 iteration (tessel-bench-xct --k 1,2,4,8,16,32 on the 2-vCPU EPYC VM, that day
+// without AVX-512, 2 threads, best of 5, mean of two rounds each form: docs/BENCHMARKS.md "xct:
+// the transpose choice"), times the reference's K = 1 seconds.
 IterationCurve reference_curve(double k1_seconds, const std::array<double, 6>& shares) {
     IterationCurve c;
     for (std::size_t i = 0; i < shares.size(); ++i) c.at[i] = k1_seconds * shares[i] / reference_nnz();
