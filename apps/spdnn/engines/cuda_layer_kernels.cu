@@ -1,11 +1,11 @@
 // The cuda engine's kernels: the fused layer (tiled ELL SpMM + bias + ReLU + cap + live flags,
 // the input columns gathered while staged) and the compaction that stays on the device.
 #include <algorithm>
-#include <atomic>
 #include <string>
 
 #include "apps/spdnn/engines/cuda_layer_kernels.hpp"
 #include "apps/spdnn/engines/layer_compaction.hpp"
+#include "apps/spdnn/engines/layer_launch.hpp"
 #include "core/cuda/kernels/slot_sums.hpp"
 #include "core/cuda/kernels/tile_store.hpp"
 #include "core/cuda/runtime/cuda_check.hpp"
@@ -30,8 +30,6 @@ constexpr size_type resident_blocks_wanted = 3;
 // H200, 60000 images x 120 layers: 8 against the 16 that shared memory allowed at 1024 neurons,
 // 1.31e13 against 1.19e13 edges/s; against 32 at 4096, 2.99e13 against 2.50e13).
 constexpr int automatic_factor_limit = 8;
-// Column blocks for this many waves of the device; each block strides over the tiles.
-constexpr size_type waves = 2;
 constexpr int compact_threads = 1024;
 constexpr int pass_threads = 256;
 
@@ -160,15 +158,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 template <int R, int Threads, int MinBlocks>
 void launch_variant(const LayerArrays& w, const Columns& cols, const Compaction& next, const Epilogue<Value>& ep,
                     const LayerLaunch& launch, cudaStream_t stream) {
-    // Raise this kernel's limit to the device's opt-in maximum once (the same value every
-    // time, so concurrent callers never lower it under one another).
-    static std::atomic<bool> raised{false};
-    if (launch.shared_bytes > launch.shared_without_optin && !raised.load()) {
-        TESSEL_CUDA_CHECK(cudaFuncSetAttribute(fused_layer_kernel<R, Threads, MinBlocks>,
-                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(launch.shared_optin)));
-        raised = true;
-    }
+    detail::allow_shared_once<fused_layer_kernel<R, Threads, MinBlocks>>(launch);
     const dim3 grid(static_cast<unsigned>(w.num_blocks), static_cast<unsigned>(launch.column_blocks));
     TESSEL_LAUNCH(grid, static_cast<unsigned>(w.block_rows), static_cast<std::size_t>(launch.shared_bytes), stream,
                   fused_layer_kernel<R, Threads, MinBlocks>)(w, cols, next, ep,
@@ -263,7 +253,6 @@ LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int requeste
                                     " inputs x " + std::to_string(factor) + " columns needs " +
                                     std::to_string(launch.shared_bytes) + " bytes of shared memory, the device allows " +
                                     std::to_string(limits.shared_per_block_optin));
-    const size_type tiles = std::max<size_type>(1, (max_columns + factor - 1) / factor);
     const size_type resident = std::min(limits.shared_per_multiprocessor / std::max<size_type>(launch.shared_bytes, 1),
                                         size_type(2048) / w.block_rows);
     const Variant variant = variant_for(factor, w.block_rows, resident);
@@ -272,10 +261,7 @@ LayerLaunch plan_layer(const LayerArrays& w, size_type max_columns, int requeste
     const size_type compiled_threads = size_type(variant.threads) * variant.min_blocks;
     const size_type per_sm =
         std::max<size_type>(1, std::min(resident, cuda::detail::blocks_by_registers(compiled_threads, w.block_rows)));
-    const size_type wanted = waves * per_sm * std::max(limits.sm_count, 1);
-    const size_type row_blocks = std::max<size_type>(w.num_blocks, 1);
-    launch.column_blocks =
-        std::clamp<size_type>((wanted + row_blocks - 1) / row_blocks, 1, std::min(tiles, size_type(65535)));
+    launch.column_blocks = detail::column_blocks(w, max_columns, factor, per_sm, limits.sm_count);
     return launch;
 }
 

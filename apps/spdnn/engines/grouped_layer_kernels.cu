@@ -11,8 +11,8 @@
 
 #include "apps/spdnn/engines/cuda_layer_kernels.hpp"
 #include "apps/spdnn/engines/layer_compaction.hpp"
+#include "apps/spdnn/engines/layer_launch.hpp"
 #include "core/cuda/kernels/group_slots.hpp"
-#include "core/cuda/kernels/spmm_launch.hpp"
 #include "core/cuda/kernels/stage_entries.hpp"
 #include "core/cuda/kernels/tile_store.hpp"
 #include "core/cuda/runtime/cuda_check.hpp"
@@ -28,8 +28,6 @@ namespace {
 constexpr int warp_size = 32;
 constexpr unsigned full_mask = 0xffffffffu;
 constexpr int group_threads = static_cast<int>(grouped_ell_max_threads);
-// Column blocks for this many waves of the device, as the tiled layer kernel.
-constexpr size_type waves = 2;
 // Blocks an SM holds at most (sm_90).
 constexpr size_type max_blocks_per_sm = 32;
 // Loads each thread has in flight while it stages: twice the tiled layer kernel's four, as a
@@ -148,11 +146,7 @@ size_type stage_values(const LayerArrays& w, int factor) {
 template <int G, int R>
 void launch_grouped(const LayerArrays& w, const Columns& cols, const Compaction& next, const Epilogue<Value>& ep,
                     const LayerLaunch& launch, cudaStream_t stream) {
-    // The device's shared-memory limits as planned (no device queries per layer).
-    cuda::detail::DeviceLimits limits;
-    limits.shared_per_block = launch.shared_without_optin;
-    limits.shared_per_block_optin = launch.shared_optin;
-    cuda::detail::allow_shared_bytes(grouped_layer_kernel<G, R>, launch.shared_bytes, limits);
+    detail::allow_shared_once<grouped_layer_kernel<G, R>>(launch);
     const dim3 grid(static_cast<unsigned>(w.num_blocks), static_cast<unsigned>(launch.column_blocks));
     TESSEL_LAUNCH(grid, static_cast<unsigned>(w.block_rows / G), static_cast<std::size_t>(launch.shared_bytes), stream,
                   grouped_layer_kernel<G, R>)(w, cols, next, ep, static_cast<int>(stage_values(w, R)));
@@ -166,10 +160,6 @@ void launch_group(const LayerArrays& w, const Columns& cols, const Compaction& n
     if (launch.register_factor * G == 64) return launch_grouped<G, 64 / G>(w, cols, next, ep, launch, stream);
     launch_grouped<G, 32 / G>(w, cols, next, ep, launch, stream);
 }
-
-}  // namespace
-
-namespace {
 
 // The register factor: `requested`, or 32 / group for 0. Throws InvalidInput for one the groups
 // do not take.
@@ -213,13 +203,8 @@ LayerLaunch plan_grouped_layer(const LayerArrays& w, size_type max_columns, int 
         std::min({limits.shared_per_multiprocessor / launch.shared_bytes, size_type(2048) / threads, max_blocks_per_sm,
                   cuda::detail::blocks_by_registers(group_threads, threads)});
     launch.min_blocks = static_cast<int>(std::max<size_type>(resident, 1));
-    // Enough column blocks for two waves, never more than there are tiles.
-    const size_type factor = launch.register_factor;
-    const size_type tiles = std::max<size_type>(1, (max_columns + factor - 1) / factor);
-    const size_type wanted = waves * launch.min_blocks * std::max(limits.sm_count, 1);
-    const size_type row_blocks = std::max<size_type>(w.num_blocks, 1);
     launch.column_blocks =
-        std::clamp<size_type>((wanted + row_blocks - 1) / row_blocks, 1, std::min(tiles, size_type(65535)));
+        detail::column_blocks(w, max_columns, launch.register_factor, launch.min_blocks, limits.sm_count);
     return launch;
 }
 
