@@ -6,7 +6,8 @@
 #include <atomic>
 
 #include "apps/spdnn/engines/cuda_layer_kernels.hpp"
-#include "core/cuda/runtime/cuda_check.hpp"
+#include "core/cuda/kernels/spmm_launch.hpp"
+#include "core/cuda/runtime/device_limits.hpp"
 
 namespace tessel::spdnn::device::detail {
 
@@ -23,15 +24,17 @@ inline size_type column_blocks(const LayerArrays& w, size_type max_columns, int 
     return std::clamp<size_type>((wanted + row_blocks - 1) / row_blocks, 1, std::min(tiles, size_type(65535)));
 }
 
-/// Raises Kernel's dynamic shared memory to the device's opt-in maximum the first time a launch
-/// needs more than the default (the same value every time, so concurrent callers never lower it
-/// under one another), not at every layer.
+/// core's allow_shared_bytes for Kernel with the planned limits, the first time a launch needs
+/// more than the default (it raises the limit to the device's opt-in maximum, the same value every
+/// time, so concurrent callers never lower it under one another), not at every layer.
 template <auto Kernel>
 void allow_shared_once(const LayerLaunch& launch) {
     static std::atomic<bool> raised{false};
     if (launch.shared_bytes <= launch.shared_without_optin || raised.load()) return;
-    TESSEL_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                           static_cast<int>(launch.shared_optin)));
+    cuda::detail::DeviceLimits limits;
+    limits.shared_per_block = launch.shared_without_optin;
+    limits.shared_per_block_optin = launch.shared_optin;
+    cuda::detail::allow_shared_bytes(Kernel, launch.shared_bytes, limits);
     raised = true;
 }
 
